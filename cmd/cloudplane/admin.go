@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"cloudplane/models"
+)
+
+// openStore opens and migrates the database for an operator command.
+func openStore(ctx context.Context, dsn string) (*models.Store, error) {
+	db, err := models.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := models.Migrate(ctx, db); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return models.NewStore(db), nil
+}
+
+func migrate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("migrate")
+	dsn := databaseFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}
+
+func usersCreate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("users create")
+	dsn := databaseFlag(fs)
+	email := fs.String("email", "", "email address (sign-in name)")
+	password := fs.String("password", "", "password, at least 10 characters")
+	role := fs.String("role", models.RoleOwner, "owner or support")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "email", "password"); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	u, err := store.CreateUser(ctx, models.OperatorActor, models.CreateUserInput{Email: *email, Password: *password, Role: *role})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "created %s user %s (id %s)\n", u.Role, u.Email, u.ID)
+	return nil
+}
+
+// ownerActor is the CLI acting for the owner with the given email, so
+// that keys it creates belong to them and audit events name them.
+func ownerActor(ctx context.Context, store *models.Store, email string) (models.Actor, error) {
+	u, err := store.UserByEmail(ctx, email)
+	if err != nil {
+		return models.Actor{}, err
+	}
+	if u.AccountID == nil {
+		return models.Actor{}, fmt.Errorf("%s is a support user and has no account", u.Email)
+	}
+	return u.Actor(), nil
+}
+
+func apikeysCreate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("apikeys create")
+	dsn := databaseFlag(fs)
+	email := fs.String("email", "", "email of the owner the key acts for")
+	name := fs.String("name", "", "a name to recognise the key by")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "email"); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	actor, err := ownerActor(ctx, store, *email)
+	if err != nil {
+		return err
+	}
+	k, secret, err := store.CreateAPIKey(ctx, actor, models.CreateAPIKeyInput{Name: *name})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "created API key %q (prefix %s); it is shown once:\n%s\n", k.Name, k.Prefix, secret)
+	return nil
+}
+
+func apikeysRevoke(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("apikeys revoke")
+	dsn := databaseFlag(fs)
+	email := fs.String("email", "", "email of the key's owner")
+	prefix := fs.String("prefix", "", "the key's visible prefix, e.g. cpk_1a2b3c4d")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "email", "prefix"); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	actor, err := ownerActor(ctx, store, *email)
+	if err != nil {
+		return err
+	}
+	k, err := store.RevokeAPIKey(ctx, actor, *prefix)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked API key %q (prefix %s)\n", k.Name, k.Prefix)
+	return nil
+}
+
+func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("accounts update")
+	dsn := databaseFlag(fs)
+	email := fs.String("email", "", "email of the account's owner")
+	status := fs.String("status", "", "active or inactive")
+	billing := fs.String("billing-address", "", "valid or invalid")
+	fsQuota := fs.String("filesystem-quota", "", "most filesystems the account may have")
+	rsQuota := fs.String("ruleset-quota", "", "most firewall rulesets the account may have")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "email"); err != nil {
+		return err
+	}
+	var in models.UpdateAccountInput
+	if *status != "" {
+		in.Status = status
+	}
+	switch *billing {
+	case "":
+	case "valid", "invalid":
+		valid := *billing == "valid"
+		in.BillingAddressValid = &valid
+	default:
+		return fmt.Errorf("--billing-address must be valid or invalid")
+	}
+	var err error
+	if in.FilesystemQuota, err = optionalInt("filesystem-quota", *fsQuota); err != nil {
+		return err
+	}
+	if in.RulesetQuota, err = optionalInt("ruleset-quota", *rsQuota); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *dsn)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := store.UpdateAccount(ctx, models.OperatorActor, *email, in)
+	if err != nil {
+		return err
+	}
+	billingState := "valid"
+	if !a.BillingAddressValid {
+		billingState = "invalid"
+	}
+	fmt.Fprintf(stdout, "account %s: status %s, billing address %s, filesystem quota %d, ruleset quota %d\n",
+		a.ID, a.Status, billingState, a.FilesystemQuota, a.RulesetQuota)
+	return nil
+}
+
+func optionalInt(name, v string) (*int, error) {
+	if v == "" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, fmt.Errorf("--%s must be a whole number", name)
+	}
+	return &n, nil
+}

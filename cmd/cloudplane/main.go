@@ -1,0 +1,79 @@
+// Command cloudplane runs the cloudplane control plane and its operator
+// commands. Every flag has a CLOUDPLANE_<FLAG> environment equivalent.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"cloudplane/models"
+)
+
+const usage = `usage: cloudplane <command> [flags]
+
+commands:
+  serve            run the server (the default when no command is given)
+  migrate          apply database migrations
+  users create     create a user (an owner gets an account of their own)
+  apikeys create   create an API key; prints the secret as the last line
+  apikeys revoke   revoke an API key by its visible prefix
+  accounts update  change an account's status, billing address or quotas
+
+Run 'cloudplane <command> -h' for a command's flags.
+`
+
+type command func(ctx context.Context, args []string, stdout io.Writer) error
+
+var commands = map[string]command{
+	"serve":           serve,
+	"migrate":         migrate,
+	"users create":    usersCreate,
+	"apikeys create":  apikeysCreate,
+	"apikeys revoke":  apikeysRevoke,
+	"accounts update": accountsUpdate,
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "cloudplane:", describe(err))
+		}
+		os.Exit(2)
+	}
+}
+
+// describe turns a domain error into its message alone: the operator
+// wants the sentence, not the code.
+func describe(err error) string {
+	if e, ok := models.AsError(err); ok {
+		return e.Message
+	}
+	return err.Error()
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 || len(args[0]) > 0 && args[0][0] == '-' {
+		return serve(ctx, args, stdout)
+	}
+	if args[0] == "help" || args[0] == "-h" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	if cmd, ok := commands[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout)
+	}
+	if len(args) > 1 {
+		if cmd, ok := commands[args[0]+" "+args[1]]; ok {
+			return cmd(ctx, args[2:], stdout)
+		}
+	}
+	return fmt.Errorf("unknown command %q; run 'cloudplane help'", args[0])
+}

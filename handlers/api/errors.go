@@ -1,0 +1,83 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+)
+
+// statusOf is the one place a domain error code becomes an HTTP status.
+var statusOf = map[models.Code]int{
+	models.CodeInvalidParameters:   fiber.StatusBadRequest,
+	models.CodeDuplicate:           fiber.StatusBadRequest,
+	models.CodeQuotaExceeded:       fiber.StatusBadRequest,
+	models.CodeFilesystemInUse:     fiber.StatusBadRequest,
+	models.CodeRulesetInUse:        fiber.StatusBadRequest,
+	models.CodeInsufficientCap:     fiber.StatusBadRequest,
+	models.CodeFilesystemWrongZone: fiber.StatusBadRequest,
+	models.CodeInvalidAPIKey:       fiber.StatusUnauthorized,
+	models.CodeAccountInactive:     fiber.StatusForbidden,
+	models.CodeInvalidAddress:      fiber.StatusForbidden,
+	models.CodeForbidden:           fiber.StatusForbidden,
+	models.CodeRouteNotFound:       fiber.StatusNotFound,
+	models.CodeNotFound:            fiber.StatusNotFound,
+	models.CodeConflict:            fiber.StatusConflict,
+	models.CodeRateLimited:         fiber.StatusTooManyRequests,
+	models.CodeProviderUnavailable: fiber.StatusServiceUnavailable,
+	models.CodeInternal:            fiber.StatusInternalServerError,
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code       models.Code `json:"code"`
+	Message    string      `json:"message"`
+	Suggestion string      `json:"suggestion,omitempty"`
+	RequestID  string      `json:"request_id"`
+}
+
+// WriteError answers err in the API's error envelope. It is called by the
+// app's error handler for every failure on an /api/ path, including ones
+// raised before routing (oversized bodies) and recovered panics.
+func WriteError(c *fiber.Ctx, log *slog.Logger, err error) error {
+	status, e := classify(err)
+	if status == fiber.StatusInternalServerError {
+		log.Error("request failed", "request_id", RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+	}
+	c.Status(status)
+	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: RequestID(c)}})
+}
+
+func classify(err error) (int, *models.Error) {
+	if e, ok := models.AsError(err); ok {
+		if e.Retryable {
+			return fiber.StatusConflict, e
+		}
+		if status, known := statusOf[e.Code]; known {
+			return status, e
+		}
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			return fe.Code, &models.Error{Code: models.CodeRouteNotFound, Message: "No such route",
+				Suggestion: "Check the path against the API reference"}
+		case fiber.StatusMethodNotAllowed:
+			// The reference documents no 405, so a method the route does not
+			// serve is answered as a missing route (with an Allow header).
+			return fiber.StatusNotFound, &models.Error{Code: models.CodeRouteNotFound, Message: "This route does not serve that method"}
+		case fiber.StatusRequestEntityTooLarge:
+			return fiber.StatusBadRequest, &models.Error{Code: models.CodeInvalidParameters, Message: "The request body is larger than 1 MiB"}
+		case fiber.StatusBadRequest:
+			return fe.Code, &models.Error{Code: models.CodeInvalidParameters, Message: fe.Message}
+		}
+	}
+	return fiber.StatusInternalServerError, &models.Error{Code: models.CodeInternal, Message: "An unexpected error occurred",
+		Suggestion: "Try again; if it persists, contact support with the request_id"}
+}

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/handlers/ratelimit"
+	"cloudplane/models"
+)
+
+// Limits are the API's rate limiters; a nil limiter is switched off.
+type Limits struct {
+	// General applies to every authenticated request, per account.
+	General ratelimit.Limiter
+	// Launch applies to instance launches, per account, on top of General.
+	Launch ratelimit.Limiter
+	// Unauthenticated applies to failed authentications, per client
+	// address, so keys cannot be guessed at speed.
+	Unauthenticated ratelimit.Limiter
+}
+
+// Guard authenticates API requests and applies the rate limits.
+type Guard struct {
+	store  *models.Store
+	limits Limits
+	log    *slog.Logger
+}
+
+// NewGuard returns the guard for the API routes.
+func NewGuard(store *models.Store, limits Limits, log *slog.Logger) *Guard {
+	return &Guard{store: store, limits: limits, log: log}
+}
+
+var errMissingKey = &models.Error{Code: models.CodeInvalidAPIKey,
+	Message:    "No API key was given",
+	Suggestion: "Pass your key as 'Authorization: Bearer <key>' or with curl -u '<key>:'"}
+
+// Authenticate resolves the API key to an actor, then counts the request
+// against the account's general limit.
+func (g *Guard) Authenticate(c *fiber.Ctx) error {
+	secret, found := bearerKey(c.Get(fiber.HeaderAuthorization))
+	var actor models.Actor
+	err := error(errMissingKey)
+	if found {
+		actor, err = g.store.Authenticate(c.UserContext(), secret)
+	}
+	if err != nil {
+		if models.ErrorCode(err) == models.CodeInvalidAPIKey {
+			if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+c.IP()); limited != nil {
+				return limited
+			}
+		}
+		return err
+	}
+	c.Locals(actorLocal, actor)
+	if limited := g.limit(c, g.limits.General, actor.AccountID); limited != nil {
+		return limited
+	}
+	return c.Next()
+}
+
+// LaunchLimit applies the launch limit; it runs after Authenticate.
+func (g *Guard) LaunchLimit(c *fiber.Ctx) error {
+	if limited := g.limit(c, g.limits.Launch, "launch:"+Actor(c).AccountID); limited != nil {
+		return limited
+	}
+	return c.Next()
+}
+
+// limit counts one request against key and sets the RateLimit headers.
+// It returns the error to answer when the request is over the limit. A
+// limiter store that fails lets the request through: an outage of the
+// limiter must not become an outage of the API.
+func (g *Guard) limit(c *fiber.Ctx, l ratelimit.Limiter, key string) error {
+	if l == nil {
+		return nil
+	}
+	res, err := l.Allow(c.UserContext(), key)
+	if err != nil {
+		g.log.Warn("rate limiter unavailable; request let through", "err", err)
+		return nil
+	}
+	ratelimit.Headers(res, c.Set)
+	if res.Allowed {
+		return nil
+	}
+	return errRateLimited
+}
+
+var errRateLimited = &models.Error{Code: models.CodeRateLimited,
+	Message:    "Too many requests",
+	Suggestion: "Wait for the number of seconds in the Retry-After header, then try again"}

@@ -1,0 +1,90 @@
+// Package handlers builds the HTTP application: the JSON API under
+// /api/v1 (handlers/api) and the dashboard (handlers/web), over one
+// models.Store.
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"cloudplane/handlers/api"
+	"cloudplane/models"
+)
+
+// Config is what the HTTP layer needs from the operator.
+type Config struct {
+	Store  *models.Store
+	Log    *slog.Logger
+	Limits api.Limits
+}
+
+// BodyLimit is the largest request body accepted.
+const BodyLimit = 1 << 20
+
+// New builds the Fiber application with every route.
+func New(cfg Config) *fiber.App {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	app := fiber.New(fiber.Config{
+		AppName:               "cloudplane",
+		BodyLimit:             BodyLimit,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		DisableStartupMessage: true,
+		ErrorHandler:          errorHandler(cfg.Log),
+	})
+	app.Use(recover.New(recover.Config{
+		EnableStackTrace: true,
+		StackTraceHandler: func(c *fiber.Ctx, e any) {
+			cfg.Log.Error("panic", "path", c.Path(), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+		},
+	}))
+	routes(app, cfg)
+	return app
+}
+
+// errorHandler is the single place failures become responses: the JSON
+// envelope under /api/, an error page elsewhere.
+func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		if isAPIPath(c.Path()) {
+			return api.WriteError(c, log, err)
+		}
+		return plainError(c, log, err)
+	}
+}
+
+func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
+
+// plainError answers non-API failures until the dashboard has its pages.
+func plainError(c *fiber.Ctx, log *slog.Logger, err error) error {
+	code := fiber.StatusInternalServerError
+	if fe, ok := err.(*fiber.Error); ok {
+		code = fe.Code
+	} else {
+		log.Error("request failed", "path", c.Path(), "err", err)
+	}
+	return c.Status(code).SendString(utils.StatusMessage(code))
+}
+
+// health answers 200 when the database answers, 503 otherwise.
+func health(store *models.Store) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+		defer cancel()
+		if err := store.Ping(ctx); err != nil {
+			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable"})
+		}
+		return c.JSON(fiber.Map{"status": "ok"})
+	}
+}

@@ -1,0 +1,114 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+var forUpdate = clause.Locking{Strength: "UPDATE"}
+
+// Account statuses.
+const (
+	AccountActive   = "active"
+	AccountInactive = "inactive"
+)
+
+// Account owns every resource. Its inbound firewall rules and global
+// ruleset are one list each, so they live on the row as JSON.
+type Account struct {
+	ID                  string         `gorm:"primaryKey;size:32"`
+	Status              string         `gorm:"size:16;not null"`
+	BillingAddressValid bool           `gorm:"not null"`
+	FilesystemQuota     int            `gorm:"not null"`
+	RulesetQuota        int            `gorm:"not null"`
+	InboundRules        []FirewallRule `gorm:"serializer:json;not null"`
+	GlobalRules         []FirewallRule `gorm:"serializer:json;not null"`
+	CreatedAt           time.Time      `gorm:"not null"`
+	UpdatedAt           time.Time      `gorm:"not null"`
+}
+
+// Active reports whether the account may use the API.
+func (a *Account) Active() bool { return a.Status == AccountActive }
+
+// Account returns an account by id.
+func (s *Store) Account(ctx context.Context, id string) (*Account, error) {
+	var a Account
+	err := s.read(ctx).Where("id = ?", id).Take(&a).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, NotFound("account", id)
+	}
+	return &a, err
+}
+
+// UpdateAccountInput is the operator's change to an account; nil fields
+// stay as they are.
+type UpdateAccountInput struct {
+	Status              *string
+	BillingAddressValid *bool
+	FilesystemQuota     *int
+	RulesetQuota        *int
+}
+
+// Validate checks the operator's values.
+func (in UpdateAccountInput) Validate() error {
+	var f FieldErrors
+	if in.Status != nil && *in.Status != AccountActive && *in.Status != AccountInactive {
+		f.Add("status", "must be active or inactive")
+	}
+	if in.FilesystemQuota != nil && *in.FilesystemQuota < 0 {
+		f.Add("filesystem_quota", "must not be negative")
+	}
+	if in.RulesetQuota != nil && *in.RulesetQuota < 0 {
+		f.Add("ruleset_quota", "must not be negative")
+	}
+	return f.Err()
+}
+
+// UpdateAccount applies an operator change (CLI) to the account of the
+// owner with the given email, recording an audit event.
+func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in UpdateAccountInput) (*Account, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	var out *Account
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		u, err := userByEmail(tx, email)
+		if err != nil {
+			return err
+		}
+		if u.AccountID == nil {
+			return InvalidField("email", "belongs to a support user, who has no account")
+		}
+		a, err := lockAccount(tx, *u.AccountID)
+		if err != nil {
+			return err
+		}
+		changes := map[string]any{}
+		if in.Status != nil {
+			a.Status, changes["status"] = *in.Status, *in.Status
+		}
+		if in.BillingAddressValid != nil {
+			a.BillingAddressValid, changes["billing_address_valid"] = *in.BillingAddressValid, *in.BillingAddressValid
+		}
+		if in.FilesystemQuota != nil {
+			a.FilesystemQuota, changes["filesystem_quota"] = *in.FilesystemQuota, *in.FilesystemQuota
+		}
+		if in.RulesetQuota != nil {
+			a.RulesetQuota, changes["ruleset_quota"] = *in.RulesetQuota, *in.RulesetQuota
+		}
+		a.UpdatedAt = s.Now()
+		if err := tx.Save(a).Error; err != nil {
+			return err
+		}
+		out = a
+		return s.audit(tx, actor, a.ID, "account", "updated", []string{lrn("account", a.ID)}, changes)
+	})
+	if err == nil {
+		s.keys.forgetAccount(out.ID)
+	}
+	return out, err
+}

@@ -1,0 +1,49 @@
+package models
+
+// Roles a user can have.
+const (
+	RoleOwner   = "owner"
+	RoleSupport = "support"
+)
+
+// Actor is who asks for an operation: a user signed in to the dashboard,
+// a script holding one of the user's API keys, or the operator's CLI.
+// Domain operations take it to check permission and to write audit events.
+type Actor struct {
+	UserID    string
+	Email     string
+	Role      string
+	AccountID string // empty for support staff and the operator
+	APIKeyID  string // set when the request came with an API key
+	Operator  bool   // the CLI, acting with the machine's authority
+}
+
+// OperatorActor is the CLI run by whoever operates the server.
+var OperatorActor = Actor{Operator: true, Role: "operator"}
+
+// IsSupport reports whether the actor is support staff.
+func (a Actor) IsSupport() bool { return a.Role == RoleSupport }
+
+// lrn builds a Lambda-style resource name, lrn:cloud:<kind>:<id>.
+func lrn(kind, id string) string { return "lrn:cloud:" + kind + ":" + id }
+
+func (a Actor) lrn() *string {
+	switch {
+	case a.UserID != "":
+		s := lrn("user", a.UserID)
+		return &s
+	case a.Operator:
+		s := lrn("operator", "cli")
+		return &s
+	}
+	return nil
+}
+
+// ownAccount returns the account the actor acts on, or an error when the
+// actor has none (support staff reach accounts through support operations).
+func (a Actor) ownAccount() (string, error) {
+	if a.AccountID == "" {
+		return "", Errorf(CodeForbidden, "This operation needs an account owner")
+	}
+	return a.AccountID, nil
+}

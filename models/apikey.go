@@ -1,0 +1,202 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
+
+// APIKeyPrefix starts every secret, so secret scanners can recognise a
+// leaked cloudplane key.
+const APIKeyPrefix = "cpk_"
+
+// APIKey lets a script act as the user who created it. Only the SHA-256
+// of the secret is stored; the secret is shown once.
+type APIKey struct {
+	ID         string `gorm:"primaryKey;size:32"`
+	AccountID  string `gorm:"size:32;not null;index"`
+	UserID     string `gorm:"size:32;not null"`
+	Name       string `gorm:"size:64;not null"`
+	Prefix     string `gorm:"size:16;not null;uniqueIndex"`
+	Hash       string `gorm:"size:64;not null;uniqueIndex"`
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// CreateAPIKeyInput names a new key.
+type CreateAPIKeyInput struct {
+	Name string `json:"name"`
+}
+
+// Validate checks the name; an empty name is given a default later.
+func (in *CreateAPIKeyInput) Validate() error {
+	in.Name = strings.TrimSpace(in.Name)
+	if utf8.RuneCountInString(in.Name) > 64 {
+		return InvalidField("name", "must be at most 64 characters")
+	}
+	return nil
+}
+
+// newSecret returns a key secret: the prefix, 8 hex characters that are
+// the key's visible prefix, and 256 random bits in hex.
+func newSecret() (secret, visible string) {
+	var b [36]byte
+	_, _ = rand.Read(b[:])
+	h := hex.EncodeToString(b[:])
+	visible = APIKeyPrefix + h[:8]
+	return visible + "_" + h[8:], visible
+}
+
+func hashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateAPIKey makes a key for the actor's account and returns it with the
+// secret, which is never stored and cannot be shown again.
+func (s *Store) CreateAPIKey(ctx context.Context, actor Actor, in CreateAPIKeyInput) (*APIKey, string, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, "", err
+	}
+	secret, visible := newSecret()
+	if in.Name == "" {
+		in.Name = "key " + visible
+	}
+	k := &APIKey{ID: NewID(), AccountID: accountID, UserID: actor.UserID, Name: in.Name,
+		Prefix: visible, Hash: hashSecret(secret), CreatedAt: s.Now()}
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(k).Error; err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountID, "api_key", "created", []string{lrn("api_key", k.ID)},
+			map[string]any{"name": k.Name, "prefix": k.Prefix})
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return k, secret, nil
+}
+
+// APIKeys lists the actor's account's keys that are not revoked, newest first.
+func (s *Store) APIKeys(ctx context.Context, actor Actor) ([]APIKey, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	var keys []APIKey
+	err = s.read(ctx).Where("account_id = ? AND revoked_at IS NULL", accountID).
+		Order("created_at DESC, id").Find(&keys).Error
+	return keys, err
+}
+
+// RevokeAPIKey revokes a key of the actor's account by id or visible
+// prefix. It stops working at once in this process, and within the
+// cache's lifetime in others.
+func (s *Store) RevokeAPIKey(ctx context.Context, actor Actor, idOrPrefix string) (*APIKey, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	var k APIKey
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		err := tx.Where("account_id = ? AND revoked_at IS NULL AND (id = ? OR prefix = ?)", accountID, idOrPrefix, idOrPrefix).
+			Take(&k).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return NotFound("API key", idOrPrefix)
+		} else if err != nil {
+			return err
+		}
+		now := s.Now()
+		k.RevokedAt = &now
+		if err := tx.Model(&k).Update("revoked_at", now).Error; err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountID, "api_key", "deleted", []string{lrn("api_key", k.ID)},
+			map[string]any{"name": k.Name, "prefix": k.Prefix})
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.keys.forgetKey(k.Hash)
+	return &k, nil
+}
+
+// Authenticate resolves an API key secret to the actor it stands for. It
+// answers from an in-memory cache on the hot path and refreshes it from the
+// database at most every keyCacheTTL. It fails with CodeInvalidAPIKey for
+// unknown or revoked keys and CodeAccountInactive for inactive accounts.
+func (s *Store) Authenticate(ctx context.Context, secret string) (Actor, error) {
+	if !strings.HasPrefix(secret, APIKeyPrefix) || len(secret) > 128 {
+		return Actor{}, errInvalidKey
+	}
+	hash := hashSecret(secret)
+	p, ok := s.keys.get(hash)
+	if !ok {
+		var err error
+		if p, err = s.loadPrincipal(ctx, hash); err != nil {
+			return Actor{}, err
+		}
+		s.keys.put(hash, p)
+	}
+	if subtle.ConstantTimeCompare([]byte(p.hash), []byte(hash)) != 1 {
+		return Actor{}, errInvalidKey
+	}
+	if !p.accountActive {
+		return Actor{}, Errorf(CodeAccountInactive, "The account of this API key is inactive")
+	}
+	if s.keys.shouldTouch(hash) {
+		go s.touchAPIKey(p.actor.APIKeyID)
+	}
+	return p.actor, nil
+}
+
+var errInvalidKey = &Error{Code: CodeInvalidAPIKey, Message: "The API key is missing, malformed, unknown or revoked",
+	Suggestion: "Pass a valid key as 'Authorization: Bearer <key>'"}
+
+func (s *Store) loadPrincipal(ctx context.Context, hash string) (principal, error) {
+	var row struct {
+		APIKey
+		Email         string
+		Role          string
+		AccountStatus string
+	}
+	err := s.read(ctx).Table("api_keys").
+		Select("api_keys.*, users.email, users.role, accounts.status AS account_status").
+		Joins("JOIN users ON users.id = api_keys.user_id").
+		Joins("JOIN accounts ON accounts.id = api_keys.account_id").
+		Where("api_keys.hash = ? AND api_keys.revoked_at IS NULL AND users.status = ?", hash, UserActive).
+		Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return principal{}, errInvalidKey
+	} else if err != nil {
+		return principal{}, err
+	}
+	return principal{
+		hash: hash,
+		actor: Actor{UserID: row.UserID, Email: row.Email, Role: row.Role,
+			AccountID: row.AccountID, APIKeyID: row.ID},
+		accountActive: row.AccountStatus == AccountActive,
+	}, nil
+}
+
+// touchAPIKey records that a key was used. It runs off the request path
+// and at most once per key per touchInterval, so authentication costs no
+// write.
+func (s *Store) touchAPIKey(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.db.WithContext(ctx).Model(&APIKey{}).Where("id = ?", id).Update("last_used_at", s.Now()).Error
+}

@@ -1,0 +1,63 @@
+package models
+
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Audit catalogue constants.
+const (
+	AuditServiceName    = "cloud"
+	AuditCatalogVersion = "1.0"
+)
+
+// AuditEvent records one change of state. It is written in the same
+// transaction as the change, so an event exists if and only if the change
+// committed.
+type AuditEvent struct {
+	ID                string         `gorm:"primaryKey;size:32"`
+	AccountID         string         `gorm:"size:32;not null;index:idx_audit_account_time,priority:1;index:idx_audit_account_type_time,priority:1"`
+	EventTime         time.Time      `gorm:"not null;index:idx_audit_account_time,priority:2;index:idx_audit_account_type_time,priority:3"`
+	ServiceName       string         `gorm:"size:32;not null"`
+	ResourceName      string         `gorm:"size:64;not null;index:idx_audit_account_type_time,priority:2"`
+	Action            string         `gorm:"size:32;not null"`
+	CatalogVersion    string         `gorm:"size:16;not null"`
+	ActorLRN          *string        `gorm:"size:128"`
+	ResourceLRNs      []string       `gorm:"serializer:json;not null"`
+	ResourceOwnerLRN  *string        `gorm:"size:128"`
+	RequestAPIKeyLRN  *string        `gorm:"size:128"`
+	AdditionalDetails map[string]any `gorm:"serializer:json;not null"`
+}
+
+// audit writes one audit event inside tx. Every domain operation that
+// changes state calls it exactly once.
+func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action string, resourceLRNs []string, details map[string]any) error {
+	if details == nil {
+		details = map[string]any{}
+	}
+	if resourceLRNs == nil {
+		resourceLRNs = []string{}
+	}
+	ev := AuditEvent{
+		ID:                NewID(),
+		AccountID:         accountID,
+		EventTime:         s.Now(),
+		ServiceName:       AuditServiceName,
+		ResourceName:      resource,
+		Action:            action,
+		CatalogVersion:    AuditCatalogVersion,
+		ActorLRN:          actor.lrn(),
+		ResourceLRNs:      resourceLRNs,
+		AdditionalDetails: details,
+	}
+	if accountID != "" {
+		owner := lrn("account", accountID)
+		ev.ResourceOwnerLRN = &owner
+	}
+	if actor.APIKeyID != "" {
+		key := lrn("api_key", actor.APIKeyID)
+		ev.RequestAPIKeyLRN = &key
+	}
+	return tx.Create(&ev).Error
+}

@@ -1,0 +1,39 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+
+	"gorm.io/gorm/clause"
+)
+
+// Setting is a server-wide value kept in the database, so that every
+// replica and every restart agrees on it (for example signing secrets).
+type Setting struct {
+	Name  string `gorm:"primaryKey;size:64"`
+	Value string `gorm:"not null"`
+}
+
+// Secret returns the server-wide secret called name, creating a random
+// 256-bit one on first use. Concurrent first uses agree on one value.
+func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	candidate := Setting{Name: "secret:" + name, Value: hex.EncodeToString(b[:])}
+	db := s.db.WithContext(ctx)
+	if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&candidate).Error; err != nil {
+		return nil, err
+	}
+	var stored Setting
+	if err := db.Where("name = ?", candidate.Name).Take(&stored).Error; err != nil {
+		return nil, err
+	}
+	v, err := hex.DecodeString(stored.Value)
+	if err != nil || len(v) != 32 {
+		return nil, errors.Join(errors.New("setting "+candidate.Name+" is corrupt"), err)
+	}
+	return v, nil
+}
+

@@ -1,0 +1,153 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Config holds the operator's knobs that change domain behaviour.
+type Config struct {
+	// InstanceBootTime is how long a simulated instance stays booting.
+	InstanceBootTime time.Duration
+	// InstanceTerminateTime is how long it stays terminating.
+	InstanceTerminateTime time.Duration
+	// Capacity is how many instances of a type can run in a region at once,
+	// keyed by instance type then region. Nil means DefaultCapacity.
+	Capacity map[string]map[string]int
+	// Quotas a new account starts with.
+	DefaultFilesystemQuota int
+	DefaultRulesetQuota    int
+	// PasswordCost is the bcrypt cost; tests lower it.
+	PasswordCost int
+}
+
+// DefaultConfig is what `cloudplane serve` uses without flags.
+func DefaultConfig() Config {
+	return Config{
+		InstanceBootTime:       30 * time.Second,
+		InstanceTerminateTime:  10 * time.Second,
+		DefaultFilesystemQuota: 25,
+		DefaultRulesetQuota:    50,
+		PasswordCost:           12,
+	}
+}
+
+// Store owns the database and every domain operation. Both front doors
+// (handlers/api and handlers/web) call its methods; nothing else writes.
+type Store struct {
+	db   *gorm.DB
+	now  Clock
+	cfg  Config
+	keys *keyCache
+	// wake is called after a transaction that wrote outbox rows commits, so
+	// the webhook dispatcher starts at once instead of at its next poll.
+	wake func()
+}
+
+// Option changes a Store at construction.
+type Option func(*Store)
+
+// WithClock injects the clock (tests).
+func WithClock(c Clock) Option { return func(s *Store) { s.now = c } }
+
+// WithConfig sets the operator configuration.
+func WithConfig(c Config) Option { return func(s *Store) { s.cfg = c } }
+
+// NewStore wraps an open, migrated database.
+func NewStore(db *gorm.DB, opts ...Option) *Store {
+	s := &Store{db: db, now: SystemClock, cfg: DefaultConfig(), wake: func() {}}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.cfg.PasswordCost == 0 {
+		s.cfg.PasswordCost = DefaultConfig().PasswordCost
+	}
+	s.keys = newKeyCache(s.now)
+	return s
+}
+
+// OnOutbox registers the function called after outbox rows commit.
+func (s *Store) OnOutbox(wake func()) { s.wake = wake }
+
+// DB exposes the handle for wiring (migrations, webhooks, health checks).
+// Handlers must not use it.
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// Now is the store's clock, normalised for storage.
+func (s *Store) Now() time.Time { return dbTime(s.now()) }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// write runs fn in one transaction and translates storage errors into
+// coded ones, so that no handler ever sees a driver error.
+func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	return translate(s.db.WithContext(ctx).Transaction(fn))
+}
+
+// read returns a session for queries outside a transaction.
+func (s *Store) read(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// translate maps storage failures to coded errors. Domain errors pass
+// through; anything else stays uncoded and is answered as internal.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := AsError(err); ok {
+		return err
+	}
+	switch {
+	case errors.Is(err, gorm.ErrDuplicatedKey):
+		return &Error{Code: CodeDuplicate, Message: "An object with that name already exists"}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case isConflict(err):
+		return &Error{Code: CodeInternal, Retryable: true,
+			Message:    "A concurrent request changed the same objects",
+			Suggestion: "Retry the request"}
+	}
+	return fmt.Errorf("storage: %w", err)
+}
+
+// isConflict recognises lost races that a retry can win: SQLite's busy
+// timeout running out, PostgreSQL serialization failures and deadlocks.
+func isConflict(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") ||
+		strings.Contains(msg, "SQLSTATE 40001") ||
+		strings.Contains(msg, "SQLSTATE 40P01")
+}
+
+// lockAccount serialises writes within one account for the rest of the
+// transaction, so count-then-insert quota checks hold under concurrency.
+// PostgreSQL takes a row lock; SQLite already holds the database write
+// lock from BEGIN IMMEDIATE and the driver drops the FOR UPDATE clause.
+func lockAccount(tx *gorm.DB, accountID string) (*Account, error) {
+	var a Account
+	err := tx.Clauses(forUpdate).Where("id = ?", accountID).Take(&a).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, NotFound("account", accountID)
+	}
+	return &a, err
+}
