@@ -1,0 +1,198 @@
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// aliases maps operations the reference document omits to the documented
+// path whose contract they share. Lambda documents listing filesystems only
+// under the deprecated GET /api/v1/file-systems, yet GET /api/v1/filesystems
+// answers the identical body, and cloudplane serves both. An alias applies
+// only when the document does not route the request itself, so a future
+// document that documents the path directly takes precedence.
+var aliases = map[string]string{
+	"GET /api/v1/filesystems": "/api/v1/file-systems",
+}
+
+// rateLimitedCode is the error code of our 429 answers. 429 is cloudplane's
+// own addition: the reference documents no 429 responses, so such bodies are
+// checked against the common error envelope instead of the document.
+const rateLimitedCode = "global/rate-limited"
+
+// maxBodyInMessage bounds how much of a body a failure message quotes.
+const maxBodyInMessage = 4096
+
+// ValidateResponse fails tb unless the response is what the reference
+// document allows for method and path (path may carry a query string):
+// the operation must exist, status must be documented for it (or be 429 with
+// a global/rate-limited error), and body must match the status's JSON schema.
+// A missing Content-Type is taken as application/json; any other media type
+// is an error, since every documented response is JSON.
+func (s *Spec) ValidateResponse(tb testing.TB, method, path string, status int, header http.Header, body []byte) {
+	tb.Helper()
+	fail := func(format string, args ...any) {
+		tb.Helper()
+		tb.Errorf("%s %s -> %d: %s\nbody: %s", method, path, status, fmt.Sprintf(format, args...), quote(body))
+	}
+
+	req, err := http.NewRequest(method, "http://localhost"+path, nil)
+	if err != nil {
+		fail("bad request line: %v", err)
+		return
+	}
+	route, params, err := s.findRoute(req)
+	if err != nil {
+		fail("operation not in the reference document: %v", err)
+		return
+	}
+	if err := checkJSONContentType(header); err != nil {
+		fail("%v", err)
+		return
+	}
+	if status == http.StatusTooManyRequests && route.Operation.Responses.Status(status) == nil {
+		if err := checkRateLimited(body); err != nil {
+			fail("%v", err)
+		}
+		return
+	}
+
+	opts := &openapi3filter.Options{
+		IncludeResponseStatus: true, // an undocumented status is a contract break
+		MultiError:            true, // report every mismatch, not only the first
+	}
+	opts.WithCustomSchemaErrorFunc(shortSchemaError)
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: params, Route: route, Options: opts,
+		},
+		Status:  status,
+		Header:  http.Header{"Content-Type": {"application/json"}},
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: opts,
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		fail("does not match %s %s in the reference document: %v", route.Method, route.Path, err)
+	}
+}
+
+// ValidateRequest fails tb unless req, with body as its payload, is a valid
+// call of a documented operation: path and query parameters and the JSON body
+// must match. Authentication is not checked here. req is not modified; its
+// own Body is ignored. A missing Content-Type is taken as application/json.
+func (s *Spec) ValidateRequest(tb testing.TB, req *http.Request, body []byte) {
+	tb.Helper()
+	fail := func(format string, args ...any) {
+		tb.Helper()
+		tb.Errorf("request %s %s: %s\nbody: %s", req.Method, req.URL.RequestURI(), fmt.Sprintf(format, args...), quote(body))
+	}
+
+	r := req.Clone(context.Background())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	if r.Header.Get("Content-Type") == "" && len(body) > 0 {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	route, params, err := s.findRoute(r)
+	if err != nil {
+		fail("operation not in the reference document: %v", err)
+		return
+	}
+	opts := &openapi3filter.Options{
+		MultiError:         true,
+		AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+	}
+	opts.WithCustomSchemaErrorFunc(shortSchemaError)
+	input := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route, Options: opts}
+	if err := openapi3filter.ValidateRequest(context.Background(), input); err != nil {
+		fail("does not match %s %s in the reference document: %v", route.Method, route.Path, err)
+	}
+}
+
+// findRoute routes req by path alone, falling back to aliases.
+func (s *Spec) findRoute(req *http.Request) (*routers.Route, map[string]string, error) {
+	route, params, err := s.router.FindRoute(req)
+	if err == nil {
+		return route, params, nil
+	}
+	target, ok := aliases[req.Method+" "+req.URL.Path]
+	if !ok {
+		return nil, nil, err
+	}
+	aliased := req.Clone(req.Context())
+	aliased.URL.Path = target
+	aliased.URL.RawPath = ""
+	return s.router.FindRoute(aliased)
+}
+
+// checkJSONContentType accepts an absent Content-Type (callers that only hold
+// a body) and any spelling of application/json, e.g. with a charset.
+func checkJSONContentType(header http.Header) error {
+	ct := header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mediaType, _, err := mime.ParseMediaType(ct)
+	if err != nil || mediaType != "application/json" {
+		return fmt.Errorf("Content-Type %q, want application/json", ct)
+	}
+	return nil
+}
+
+// checkRateLimited checks a 429 body has the documented error envelope
+// ({"error": {...}} and nothing else) with our rate-limit code and a message.
+func checkRateLimited(body []byte) error {
+	var envelope map[string]json.RawMessage
+	if err := json.Unmarshal(body, &envelope); err != nil {
+		return fmt.Errorf("429 body is not a JSON object: %v", err)
+	}
+	for key := range envelope {
+		if key != "error" {
+			return fmt.Errorf("429 body has unexpected top-level field %q", key)
+		}
+	}
+	var apiErr struct {
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
+	}
+	if err := json.Unmarshal(envelope["error"], &apiErr); err != nil || apiErr.Code == nil {
+		return fmt.Errorf(`429 body lacks {"error": {"code": ...}}`)
+	}
+	if *apiErr.Code != rateLimitedCode {
+		return fmt.Errorf("429 error code %q, want %q", *apiErr.Code, rateLimitedCode)
+	}
+	if apiErr.Message == nil || *apiErr.Message == "" {
+		return fmt.Errorf("429 error lacks a message")
+	}
+	return nil
+}
+
+// shortSchemaError names the failing JSON location and the reason, leaving
+// out kin-openapi's default dump of the whole schema, which buries the cause.
+// The JSON Schema 2020-12 validator (used for 3.1 documents) opens its reason
+// with a line naming a placeholder schema URL; only the lines after it help.
+func shortSchemaError(err *openapi3.SchemaError) string {
+	reason := err.Reason
+	if first, rest, ok := strings.Cut(reason, "\n"); ok && strings.HasPrefix(first, "jsonschema validation failed") {
+		reason = strings.TrimSpace(rest)
+	}
+	return fmt.Sprintf("at /%s: %s", strings.Join(err.JSONPointer(), "/"), reason)
+}
+
+func quote(body []byte) string {
+	if len(body) > maxBodyInMessage {
+		return string(body[:maxBodyInMessage]) + "...(truncated)"
+	}
+	return string(body)
+}
