@@ -24,6 +24,10 @@ type Config struct {
 	Store  *models.Store
 	Log    *slog.Logger
 	Limits api.Limits
+
+	// extraAPIRoutes lets this package's tests mount routes (one that
+	// panics) under /api/v1 before the catch-all.
+	extraAPIRoutes func(fiber.Router)
 }
 
 // BodyLimit is the largest request body accepted.

@@ -17,6 +17,10 @@ func routes(app *fiber.App, cfg Config) {
 
 	v1.Get("/regions", a.Regions)
 
+	if cfg.extraAPIRoutes != nil {
+		cfg.extraAPIRoutes(v1)
+	}
+
 	// Anything else under /api answers the JSON envelope, never HTML.
 	app.Use("/api", api.RequestIDs, api.NoRoute)
 }

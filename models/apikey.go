@@ -155,13 +155,16 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Actor, error) 
 		return Actor{}, errInvalidKey
 	}
 	if !p.accountActive {
-		return Actor{}, Errorf(CodeAccountInactive, "The account of this API key is inactive")
+		return Actor{}, errAccountInactive
 	}
 	if s.keys.shouldTouch(hash) {
 		go s.touchAPIKey(p.actor.APIKeyID)
 	}
 	return p.actor, nil
 }
+
+var errAccountInactive = &Error{Code: CodeAccountInactive, Message: "The account of this API key is inactive",
+	Suggestion: "Contact support to reactivate the account"}
 
 var errInvalidKey = &Error{Code: CodeInvalidAPIKey, Message: "The API key is missing, malformed, unknown or revoked",
 	Suggestion: "Pass a valid key as 'Authorization: Bearer <key>'"}

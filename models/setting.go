@@ -36,4 +36,3 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	}
 	return v, nil
 }
-

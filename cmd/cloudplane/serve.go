@@ -21,10 +21,10 @@ import (
 const shutdownGrace = 20 * time.Second
 
 type serveFlags struct {
-	addr, database, logLevel, redisURL  string
-	rateLimit, launchRateLimit          string
-	rateBurst                           int
-	bootTime                            time.Duration
+	addr, database, logLevel, redisURL string
+	rateLimit, launchRateLimit         string
+	rateBurst                          int
+	bootTime                           time.Duration
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
