@@ -1,0 +1,48 @@
+package models
+
+import "time"
+
+// Instance statuses, as the API names them.
+const (
+	InstanceBooting     = "booting"
+	InstanceActive      = "active"
+	InstanceUnhealthy   = "unhealthy"
+	InstanceTerminating = "terminating"
+	InstanceTerminated  = "terminated"
+)
+
+// instanceInUseStatuses are the statuses in which an instance holds its
+// filesystems and rulesets: they cannot be deleted meanwhile.
+var instanceInUseStatuses = []string{InstanceBooting, InstanceActive, InstanceUnhealthy}
+
+// Instance is a simulated virtual machine. A transitional status (booting,
+// terminating) ends at StatusUntil; reads report the status it has reached
+// by then, so no background job is needed to advance it.
+type Instance struct {
+	ID               string     `gorm:"primaryKey;size:32"`
+	AccountID        string     `gorm:"size:32;not null;index"`
+	Name             string     `gorm:"size:64;not null"`
+	RegionName       string     `gorm:"size:32;not null"`
+	InstanceTypeName string     `gorm:"size:64;not null"`
+	Status           string     `gorm:"size:16;not null;index"`
+	StatusUntil      *time.Time // end of a transitional status
+	IP               string     `gorm:"size:45;not null"`
+	PrivateIP        string     `gorm:"size:45;not null"`
+	Hostname         string     `gorm:"size:63;not null"`
+	SSHKeyNames      []string   `gorm:"serializer:json;not null"`
+	CreatedAt        time.Time  `gorm:"not null"`
+	UpdatedAt        time.Time  `gorm:"not null"`
+}
+
+// InstanceFilesystem mounts a filesystem on an instance.
+type InstanceFilesystem struct {
+	InstanceID   string `gorm:"primaryKey;size:32"`
+	FilesystemID string `gorm:"primaryKey;size:32;index"`
+	MountPoint   string `gorm:"size:256;not null"`
+}
+
+// InstanceRuleset attaches a firewall ruleset to an instance.
+type InstanceRuleset struct {
+	InstanceID string `gorm:"primaryKey;size:32"`
+	RulesetID  string `gorm:"primaryKey;size:32;index"`
+}
