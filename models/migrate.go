@@ -22,6 +22,7 @@ var migrations = []*gormigrate.Migration{
 func initialSchema() []any {
 	return []any{
 		&Setting{}, &Account{}, &User{}, &APIKey{}, &AuditEvent{},
+		&Filesystem{}, &FirewallRuleset{},
 		&Instance{}, &InstanceFilesystem{}, &InstanceRuleset{},
 	}
 }
