@@ -17,6 +17,10 @@ func routes(app *fiber.App, cfg Config) {
 
 	v1.Get("/regions", a.Regions)
 
+	v1.Get("/ssh-keys", a.SSHKeys)
+	v1.Post("/ssh-keys", a.CreateSSHKey)
+	v1.Delete("/ssh-keys/:id", a.DeleteSSHKey)
+
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
 	}
