@@ -17,6 +17,8 @@ func routes(app *fiber.App, cfg Config) {
 
 	v1.Get("/regions", a.Regions)
 
+	v1.Get("/instance-types", a.InstanceTypes)
+
 	v1.Get("/ssh-keys", a.SSHKeys)
 	v1.Post("/ssh-keys", a.CreateSSHKey)
 	v1.Delete("/ssh-keys/:id", a.DeleteSSHKey)
