@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -71,5 +72,46 @@ func TestDefaultCapacityCoversTheCatalogue(t *testing.T) {
 	def["gpu_1x_a10"]["us-east-1"] = 999 // a copy: the store's default is untouched
 	if models.DefaultCapacity()["gpu_1x_a10"]["us-east-1"] == 999 {
 		t.Fatal("DefaultCapacity returned the shared map")
+	}
+}
+
+func TestAvailableInstanceTypesFollowRunningInstances(t *testing.T) {
+	f := newFixture(t, withCapacity("gpu_1x_a10:us-east-1=1,gpu_1x_a10:us-west-1=2"))
+	regionsOf := func() []string {
+		t.Helper()
+		types, err := f.store.AvailableInstanceTypes(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(types) != len(models.InstanceTypes) {
+			t.Fatalf("%d types, want the whole catalogue", len(types))
+		}
+		for _, typ := range types {
+			if typ.Name == "gpu_1x_a10" {
+				names := []string{}
+				for _, r := range typ.Regions {
+					names = append(names, r.Name)
+				}
+				return names
+			}
+			if len(typ.Regions) != 0 {
+				t.Fatalf("%s has regions %v without capacity", typ.Name, typ.Regions)
+			}
+		}
+		t.Fatal("gpu_1x_a10 missing")
+		return nil
+	}
+	if got := regionsOf(); !reflect.DeepEqual(got, []string{"us-east-1", "us-west-1"}) {
+		t.Fatalf("regions %v", got)
+	}
+	ids := f.launch(t, f.alice, launchInput("us-east-1", 1))
+	if got := regionsOf(); !reflect.DeepEqual(got, []string{"us-west-1"}) {
+		t.Fatalf("after filling us-east-1: regions %v", got)
+	}
+	if _, err := f.store.TerminateInstances(context.Background(), f.alice, models.InstanceIDsInput{InstanceIDs: ids}); err != nil {
+		t.Fatal(err)
+	}
+	if got := regionsOf(); !reflect.DeepEqual(got, []string{"us-east-1", "us-west-1"}) {
+		t.Fatalf("after terminating: regions %v", got)
 	}
 }
