@@ -17,6 +17,18 @@ func routes(app *fiber.App, cfg Config) {
 
 	v1.Get("/regions", a.Regions)
 
+	v1.Get("/instance-types", a.InstanceTypes)
+	v1.Get("/instances", a.Instances)
+	v1.Get("/instances/:id", a.Instance)
+	v1.Post("/instances/:id", a.UpdateInstance)
+	v1.Post("/instance-operations/launch", guard.LaunchLimit, a.LaunchInstances)
+	v1.Post("/instance-operations/terminate", a.TerminateInstances)
+	v1.Post("/instance-operations/restart", a.RestartInstances)
+
+	v1.Get("/ssh-keys", a.SSHKeys)
+	v1.Post("/ssh-keys", a.CreateSSHKey)
+	v1.Delete("/ssh-keys/:id", a.DeleteSSHKey)
+
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
 	}
