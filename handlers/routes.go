@@ -17,6 +17,11 @@ func routes(app *fiber.App, cfg Config) {
 
 	v1.Get("/regions", a.Regions)
 
+	v1.Get("/filesystems", a.Filesystems)
+	v1.Get("/file-systems", a.Filesystems) // deprecated spelling, same body
+	v1.Post("/filesystems", a.CreateFilesystem)
+	v1.Delete("/filesystems/:id", a.DeleteFilesystem)
+
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
 	}

@@ -34,6 +34,16 @@ type Account struct {
 // Active reports whether the account may use the API.
 func (a *Account) Active() bool { return a.Status == AccountActive }
 
+// requireBillingAddress fails with CodeInvalidAddress unless the account's
+// billing address is valid, which creating billable resources needs.
+func (a *Account) requireBillingAddress() error {
+	if a.BillingAddressValid {
+		return nil
+	}
+	return &Error{Code: CodeInvalidAddress, Message: "The account's billing address is invalid",
+		Suggestion: "Correct the billing address, or contact support if the problem continues"}
+}
+
 // Account returns an account by id.
 func (s *Store) Account(ctx context.Context, id string) (*Account, error) {
 	var a Account
