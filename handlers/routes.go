@@ -22,6 +22,12 @@ func routes(app *fiber.App, cfg Config) {
 	v1.Post("/filesystems", a.CreateFilesystem)
 	v1.Delete("/filesystems/:id", a.DeleteFilesystem)
 
+	v1.Get("/firewall-rules", a.InboundFirewallRules)
+	v1.Put("/firewall-rules", a.ReplaceInboundFirewallRules)
+	// The fixed global path before :id, which would swallow it.
+	v1.Get("/firewall-rulesets/global", a.GlobalFirewallRuleset)
+	v1.Patch("/firewall-rulesets/global", a.UpdateGlobalFirewallRuleset)
+
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
 	}

@@ -133,3 +133,13 @@ func isPublicIPv4(a netip.Addr) bool {
 	}
 	return true
 }
+
+// requireRules is normalizeRules for a list that must be given: nil means
+// the field was left out (an empty list is a valid choice: no rules).
+func requireRules(f *FieldErrors, field string, rules []FirewallRule) []FirewallRule {
+	if rules == nil {
+		f.Add(field, "is required: a list of rules, empty for none")
+		return nil
+	}
+	return normalizeRules(f, field, rules)
+}
