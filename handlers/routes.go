@@ -24,9 +24,14 @@ func routes(app *fiber.App, cfg Config) {
 
 	v1.Get("/firewall-rules", a.InboundFirewallRules)
 	v1.Put("/firewall-rules", a.ReplaceInboundFirewallRules)
+	v1.Get("/firewall-rulesets", a.FirewallRulesets)
+	v1.Post("/firewall-rulesets", a.CreateFirewallRuleset)
 	// The fixed global path before :id, which would swallow it.
 	v1.Get("/firewall-rulesets/global", a.GlobalFirewallRuleset)
 	v1.Patch("/firewall-rulesets/global", a.UpdateGlobalFirewallRuleset)
+	v1.Get("/firewall-rulesets/:id", a.FirewallRuleset)
+	v1.Patch("/firewall-rulesets/:id", a.UpdateFirewallRuleset)
+	v1.Delete("/firewall-rulesets/:id", a.DeleteFirewallRuleset)
 
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)

@@ -1,6 +1,8 @@
 package models
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -50,4 +52,56 @@ func heldByRunningInstance(tx *gorm.DB, table, column, id string) (bool, error) 
 	var held bool
 	err := tx.Raw("SELECT "+heldSQL(table, column, "?"), id, instanceInUseStatuses).Scan(&held).Error
 	return held, err
+}
+
+// heldKind describes one kind of object that an account owns and that
+// instances hold through an attachment table.
+type heldKind struct {
+	resource string // audit resource name and LRN kind
+	table    string // attachment table: (instance_id, column)
+	column   string
+	notFound func(id string) error
+	inUse    func(name string) error
+}
+
+// heldObject is a row of a heldKind.
+type heldObject interface {
+	describe() (id, name, region string)
+}
+
+// deleteHeld deletes the account's object with id into row, unless an
+// instance that holds it (booting, active or unhealthy) is attached to it,
+// and records a "deleted" audit event. Attachments to instances that no
+// longer hold it go with it, so none points at nothing.
+func (s *Store) deleteHeld(ctx context.Context, actor Actor, id string, row heldObject, k heldKind) error {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *gorm.DB) error {
+		// The account lock keeps a concurrent launch from attaching it
+		// between the check and the delete.
+		if _, err := lockAccount(tx, accountID); err != nil {
+			return err
+		}
+		if err := takeOwned(tx, row, accountID, id); errors.Is(err, gorm.ErrRecordNotFound) {
+			return k.notFound(id)
+		} else if err != nil {
+			return err
+		}
+		rowID, name, region := row.describe()
+		if held, err := heldByRunningInstance(tx, k.table, k.column, rowID); err != nil {
+			return err
+		} else if held {
+			return k.inUse(name)
+		}
+		if err := tx.Exec("DELETE FROM "+k.table+" WHERE "+k.column+" = ?", rowID).Error; err != nil {
+			return err
+		}
+		if err := tx.Delete(row).Error; err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountID, k.resource, "deleted", []string{lrn(k.resource, rowID)},
+			map[string]any{"name": name, "region": region})
+	})
 }

@@ -132,46 +132,26 @@ func (s *Store) CreateFilesystem(ctx context.Context, actor Actor, in CreateFile
 // DeleteFilesystem deletes a filesystem of the actor's account and records
 // a "filesystem deleted" audit event. It fails with CodeNotFound when the
 // account has no filesystem with that id, and CodeFilesystemInUse while an
-// instance that holds its mounts mounts it. Mounts on instances that no
-// longer hold them go with the filesystem.
+// instance that holds its mounts (booting, active or unhealthy) mounts it.
 func (s *Store) DeleteFilesystem(ctx context.Context, actor Actor, id string) (*Filesystem, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, err
-	}
 	var fs Filesystem
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		// The account lock keeps a concurrent launch from mounting it
-		// between the check and the delete.
-		if _, err := lockAccount(tx, accountID); err != nil {
-			return err
-		}
-		if err := takeOwned(tx, &fs, accountID, id); errors.Is(err, gorm.ErrRecordNotFound) {
-			return filesystemNotFound(id)
-		} else if err != nil {
-			return err
-		}
-		if held, err := heldByRunningInstance(tx, "instance_filesystems", "filesystem_id", fs.ID); err != nil {
-			return err
-		} else if held {
-			return &Error{Code: CodeFilesystemInUse,
-				Message:    fmt.Sprintf("Filesystem %q is mounted on a running instance", fs.Name),
-				Suggestion: "Terminate the instances that mount it, then delete it"}
-		}
-		if err := tx.Where("filesystem_id = ?", fs.ID).Delete(&InstanceFilesystem{}).Error; err != nil {
-			return err
-		}
-		if err := tx.Delete(&fs).Error; err != nil {
-			return err
-		}
-		return s.audit(tx, actor, accountID, "filesystem", "deleted", []string{lrn("filesystem", fs.ID)},
-			map[string]any{"name": fs.Name, "region": fs.RegionName})
-	})
-	if err != nil {
+	if err := s.deleteHeld(ctx, actor, id, &fs, filesystemKind); err != nil {
 		return nil, err
 	}
 	return &fs, nil
 }
+
+var filesystemKind = heldKind{
+	resource: "filesystem", table: "instance_filesystems", column: "filesystem_id",
+	notFound: filesystemNotFound,
+	inUse: func(name string) error {
+		return &Error{Code: CodeFilesystemInUse,
+			Message:    fmt.Sprintf("Filesystem %q is mounted on a running instance", name),
+			Suggestion: "Terminate the instances that mount it, then delete it"}
+	},
+}
+
+func (f *Filesystem) describe() (id, name, region string) { return f.ID, f.Name, f.RegionName }
 
 func filesystemNotFound(id string) error {
 	e := NotFound("filesystem", id)

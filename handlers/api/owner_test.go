@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"testing"
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
@@ -15,7 +16,8 @@ import (
 
 func (e *env) accountID() string { return *e.owner.AccountID }
 
-// stranger is the key of the owner of another account.
+// stranger creates the owner of another account and returns their key;
+// call it once per env.
 func (e *env) stranger() string {
 	e.t.Helper()
 	_, key := modelstest.Owner(e.t, e.store, "stranger@example.com")
@@ -83,4 +85,33 @@ func (e *env) parallel(n int, req func(i int) (method, path string, body any)) m
 		}
 	}
 	return counts
+}
+
+// Every endpoint of the account's resources refuses a missing key (401)
+// and an inactive account (403), before looking at the request.
+func TestOwnedResourcesNeedAnActiveAccount(t *testing.T) {
+	e := newEnv(t)
+	id := models.NewID()
+	endpoints := []struct{ method, path string }{
+		{http.MethodGet, "/api/v1/filesystems"},
+		{http.MethodGet, "/api/v1/file-systems"},
+		{http.MethodPost, "/api/v1/filesystems"},
+		{http.MethodDelete, "/api/v1/filesystems/" + id},
+		{http.MethodGet, "/api/v1/firewall-rules"},
+		{http.MethodPut, "/api/v1/firewall-rules"},
+		{http.MethodGet, "/api/v1/firewall-rulesets"},
+		{http.MethodPost, "/api/v1/firewall-rulesets"},
+		{http.MethodGet, "/api/v1/firewall-rulesets/global"},
+		{http.MethodPatch, "/api/v1/firewall-rulesets/global"},
+		{http.MethodGet, "/api/v1/firewall-rulesets/" + id},
+		{http.MethodPatch, "/api/v1/firewall-rulesets/" + id},
+		{http.MethodDelete, "/api/v1/firewall-rulesets/" + id},
+	}
+	for _, ep := range endpoints {
+		e.doAs("", ep.method, ep.path, `{}`).expectError(http.StatusUnauthorized, models.CodeInvalidAPIKey)
+	}
+	e.updateAccount(models.UpdateAccountInput{Status: ptr(models.AccountInactive)})
+	for _, ep := range endpoints {
+		e.do(ep.method, ep.path, `{}`).expectError(http.StatusForbidden, models.CodeAccountInactive)
+	}
 }
