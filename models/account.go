@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"maps"
 	"time"
 
 	"gorm.io/gorm"
@@ -132,7 +133,11 @@ func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in
 			a.RulesetQuota, changes["ruleset_quota"] = *in.RulesetQuota, *in.RulesetQuota
 		}
 		a.UpdatedAt = s.Now()
-		if err := tx.Save(a).Error; err != nil {
+		columns := maps.Clone(changes)
+		columns["updated_at"] = a.UpdatedAt
+		// UpdateColumns, not Save: Save would stamp updated_at from the wall
+		// clock instead of the store's.
+		if err := tx.Model(&Account{}).Where("id = ?", a.ID).UpdateColumns(columns).Error; err != nil {
 			return err
 		}
 		out = a

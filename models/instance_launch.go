@@ -9,10 +9,6 @@ import (
 	"gorm.io/gorm"
 )
 
-var errLaunchInvalidAddress = &Error{Code: CodeInvalidAddress,
-	Message:    "The account's billing address is invalid, so instances cannot be launched",
-	Suggestion: "Correct the billing address in the dashboard, then launch again"}
-
 // LaunchInstances starts in.Quantity instances in the actor's account, all
 // or none. They boot for Config.InstanceBootTime, then read as active.
 // Codes: CodeInvalidParameters (bad input, naming the field);
@@ -36,8 +32,8 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 		if err != nil {
 			return err
 		}
-		if !a.BillingAddressValid {
-			return errLaunchInvalidAddress
+		if err := a.requireBillingAddress(); err != nil {
+			return err
 		}
 		if _, err := sshKeyByName(tx, accountID, in.SSHKeyNames[0]); err != nil {
 			return launchNotFound(err, "ssh_key_names.0", "List your keys with GET /api/v1/ssh-keys, or add one with POST /api/v1/ssh-keys")
