@@ -28,7 +28,7 @@ type AuditEvent struct {
 	Action            string         `gorm:"size:32;not null"`
 	CatalogVersion    string         `gorm:"size:16;not null"`
 	ActorLRN          *string        `gorm:"size:128"`
-	ResourceLRNs      []string       `gorm:"serializer:json;not null"`
+	ResourceLRNs      []string       `gorm:"column:resource_lrns;serializer:json;not null"`
 	ResourceOwnerLRN  *string        `gorm:"size:128"`
 	RequestAPIKeyLRN  *string        `gorm:"size:128"`
 	AdditionalDetails map[string]any `gorm:"serializer:json;not null"`
