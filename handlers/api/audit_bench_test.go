@@ -73,14 +73,18 @@ func closeAuditBench() {
 func buildAuditBench(tb testing.TB) *auditBench {
 	ctx := context.Background()
 	dsn, drop := benchDSN(tb)
+	built := false
+	defer func() { // tb.Fatal below still runs this
+		if !built {
+			drop()
+		}
+	}()
 	db, err := models.Open(ctx, dsn)
 	if err != nil {
-		drop()
 		tb.Fatal(err)
 	}
 	ab := &auditBench{drop: drop}
 	if err := models.Migrate(ctx, db); err != nil {
-		drop()
 		tb.Fatal(err)
 	}
 	cfg := models.DefaultConfig()
@@ -95,6 +99,7 @@ func buildAuditBench(tb testing.TB) *auditBench {
 	}
 	ab.app = handlers.New(handlers.Config{Store: ab.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ab.deepToken = walkAuditBench(tb, ab)
+	built = true
 	return ab
 }
 
