@@ -16,6 +16,7 @@ func routes(app *fiber.App, cfg Config) {
 	v1 := app.Group("/api/v1", api.RequestIDs, guard.Authenticate)
 
 	v1.Get("/regions", a.Regions)
+	v1.Get("/audit-events", a.AuditEvents)
 
 	v1.Get("/filesystems", a.Filesystems)
 	v1.Get("/file-systems", a.Filesystems) // deprecated spelling, same body

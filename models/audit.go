@@ -15,16 +15,20 @@ const (
 // AuditEvent records one change of state. It is written in the same
 // transaction as the change, so an event exists if and only if the change
 // committed.
+//
+// The two indexes serve the audit log's keyset pages (AuditEvents): each
+// ends in (event_time, id), the page order, so that a page is one index
+// range scan whatever its depth, with or without a resource_type filter.
 type AuditEvent struct {
-	ID                string         `gorm:"primaryKey;size:32"`
+	ID                string         `gorm:"primaryKey;size:32;index:idx_audit_account_time,priority:3;index:idx_audit_account_type_time,priority:5"`
 	AccountID         string         `gorm:"size:32;not null;index:idx_audit_account_time,priority:1;index:idx_audit_account_type_time,priority:1"`
-	EventTime         time.Time      `gorm:"not null;index:idx_audit_account_time,priority:2;index:idx_audit_account_type_time,priority:3"`
-	ServiceName       string         `gorm:"size:32;not null"`
-	ResourceName      string         `gorm:"size:64;not null;index:idx_audit_account_type_time,priority:2"`
+	EventTime         time.Time      `gorm:"not null;index:idx_audit_account_time,priority:2;index:idx_audit_account_type_time,priority:4"`
+	ServiceName       string         `gorm:"size:32;not null;index:idx_audit_account_type_time,priority:2"`
+	ResourceName      string         `gorm:"size:64;not null;index:idx_audit_account_type_time,priority:3"`
 	Action            string         `gorm:"size:32;not null"`
 	CatalogVersion    string         `gorm:"size:16;not null"`
 	ActorLRN          *string        `gorm:"size:128"`
-	ResourceLRNs      []string       `gorm:"serializer:json;not null"`
+	ResourceLRNs      []string       `gorm:"column:resource_lrns;serializer:json;not null"`
 	ResourceOwnerLRN  *string        `gorm:"size:128"`
 	RequestAPIKeyLRN  *string        `gorm:"size:128"`
 	AdditionalDetails map[string]any `gorm:"serializer:json;not null"`

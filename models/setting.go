@@ -36,3 +36,17 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	}
 	return v, nil
 }
+
+// cachedSecret is Secret read once per Store: a secret never changes once
+// stored, so later uses need no database round trip.
+func (s *Store) cachedSecret(ctx context.Context, name string) ([]byte, error) {
+	if v, ok := s.secrets.Load(name); ok {
+		return v.([]byte), nil
+	}
+	v, err := s.Secret(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.secrets.Store(name, v)
+	return v, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -44,6 +45,8 @@ type Store struct {
 	now  Clock
 	cfg  Config
 	keys *keyCache
+	// secrets caches server-wide secrets by name (cachedSecret).
+	secrets sync.Map
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()

@@ -37,7 +37,15 @@ var errMissingKey = &models.Error{Code: models.CodeInvalidAPIKey,
 	Suggestion: "Pass your key as 'Authorization: Bearer <key>' or with curl -u '<key>:'"}
 
 // Authenticate resolves the API key to an actor, then counts the request
-// against the account's general limit.
+// against the account's general limit. Only authenticated requests reach
+// that limit, so a flood of bad keys never spends an account's budget.
+//
+// Every failed authentication (401, 403, or a lookup that failed) counts
+// against the client's address instead, and is answered 429 once that
+// budget is spent. A valid key is still served from such an address: a
+// script stuck on a revoked key must not lock out everyone behind the same
+// NAT. The price is that a blocked address still learns which keys are
+// valid; with 256 random bits per key, that is no help in guessing one.
 func (g *Guard) Authenticate(c *fiber.Ctx) error {
 	secret, found := bearerKey(c.Get(fiber.HeaderAuthorization))
 	var actor models.Actor
@@ -46,10 +54,8 @@ func (g *Guard) Authenticate(c *fiber.Ctx) error {
 		actor, err = g.store.Authenticate(c.UserContext(), secret)
 	}
 	if err != nil {
-		if models.ErrorCode(err) == models.CodeInvalidAPIKey {
-			if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+c.IP()); limited != nil {
-				return limited
-			}
+		if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+c.IP()); limited != nil {
+			return limited
 		}
 		return err
 	}

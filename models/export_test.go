@@ -1,0 +1,21 @@
+package models
+
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// AuditPageStatement returns the SQL and arguments of the query AuditEvents
+// runs for in, after the cursor (at, id) when id is not empty.
+func AuditPageStatement(db *gorm.DB, accountID string, in AuditEventsInput, at time.Time, id string) (string, []any, error) {
+	if err := in.Validate(); err != nil {
+		return "", nil, err
+	}
+	var after *auditCursor
+	if id != "" {
+		after = &auditCursor{at: at, id: id}
+	}
+	stmt := auditPageQuery(db.Session(&gorm.Session{DryRun: true}), accountID, &in, after).Find(&[]AuditEvent{}).Statement
+	return stmt.SQL.String(), stmt.Vars, nil
+}
