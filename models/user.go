@@ -213,7 +213,7 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 		return err
 	}
 	if !u.CheckPassword(in.CurrentPassword) {
-		return InvalidField("current_password", "is not your current password")
+		return InvalidField("current_password", "is incorrect")
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(in.NewPassword), s.cfg.PasswordCost)
 	if err != nil {
