@@ -96,7 +96,6 @@ type ErrorPage struct {
 	Message    string
 	Suggestion string
 	RequestID  string
-	SignIn     bool // offer a link to sign in
 }
 
 // SignIn is the sign-in page.

@@ -12,25 +12,15 @@ import (
 	"cloudplane/views"
 )
 
-// statusOf is where a domain error code becomes the status of a page.
-// Unlike the API, input the domain refuses is 422: the form comes back
-// with the problems beside its fields.
-var statusOf = map[models.Code]int{
-	models.CodeInvalidParameters:   fiber.StatusUnprocessableEntity,
-	models.CodeDuplicate:           fiber.StatusUnprocessableEntity,
-	models.CodeQuotaExceeded:       fiber.StatusUnprocessableEntity,
-	models.CodeFilesystemInUse:     fiber.StatusUnprocessableEntity,
-	models.CodeRulesetInUse:        fiber.StatusUnprocessableEntity,
-	models.CodeInsufficientCap:     fiber.StatusUnprocessableEntity,
-	models.CodeFilesystemWrongZone: fiber.StatusUnprocessableEntity,
-	models.CodeAccountInactive:     fiber.StatusForbidden,
-	models.CodeInvalidAddress:      fiber.StatusForbidden,
-	models.CodeForbidden:           fiber.StatusForbidden,
-	models.CodeRouteNotFound:       fiber.StatusNotFound,
-	models.CodeNotFound:            fiber.StatusNotFound,
-	models.CodeConflict:            fiber.StatusConflict,
-	models.CodeRateLimited:         fiber.StatusTooManyRequests,
-	models.CodeProviderUnavailable: fiber.StatusServiceUnavailable,
+// statusOf is a domain error's status on a page: the API's, except that
+// input the domain refuses is 422, since the form comes back with the
+// problems beside its fields. 0 means the error has no code.
+func statusOf(e *models.Error) int {
+	status := api.Status(e)
+	if status == fiber.StatusBadRequest {
+		return fiber.StatusUnprocessableEntity
+	}
+	return status
 }
 
 // formError puts a refused input back on its form: field messages beside
@@ -39,7 +29,7 @@ var statusOf = map[models.Code]int{
 // found, forbidden, internal), for the error page.
 func formError(err error, form *views.Form) (int, error) {
 	e, ok := models.AsError(err)
-	if !ok || e.Retryable || statusOf[e.Code] != fiber.StatusUnprocessableEntity {
+	if !ok || statusOf(e) != fiber.StatusUnprocessableEntity {
 		return 0, err
 	}
 	form.Errors = e.Fields
@@ -63,8 +53,6 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	if sess, u := signedIn(c); u != nil {
 		m.User = &views.User{Email: u.Email, Support: u.Role == models.RoleSupport}
 		m.CSRF = sess.CSRFToken
-	} else if v.Status == fiber.StatusNotFound || v.Status == fiber.StatusForbidden {
-		v.SignIn = true
 	}
 	if isFragment(c) {
 		c.Set("HX-Retarget", "#main")
@@ -75,11 +63,7 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 
 func classify(err error) views.ErrorPage {
 	if e, ok := models.AsError(err); ok {
-		status := statusOf[e.Code]
-		if e.Retryable {
-			status = fiber.StatusConflict
-		}
-		if status != 0 {
+		if status := statusOf(e); status != 0 && status != fiber.StatusInternalServerError {
 			return views.ErrorPage{Status: status, Title: titleOf(status), Message: e.Message, Suggestion: e.Suggestion}
 		}
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -95,7 +96,7 @@ func (h *Handlers) throttle(c *fiber.Ctx, byAddress, byAccount string) string {
 		}
 		if !res.Allowed {
 			ratelimit.Headers(res, c.Set)
-			return waitText(int(res.RetryAfter.Seconds()) + 1)
+			return waitText(int(math.Ceil(res.RetryAfter.Seconds())))
 		}
 	}
 	return ""
