@@ -18,6 +18,34 @@ func routes(app *fiber.App, cfg Config) {
 
 	v1.Get("/regions", a.Regions)
 
+	v1.Get("/filesystems", a.Filesystems)
+	v1.Get("/file-systems", a.Filesystems) // deprecated spelling, same body
+	v1.Post("/filesystems", a.CreateFilesystem)
+	v1.Delete("/filesystems/:id", a.DeleteFilesystem)
+
+	v1.Get("/firewall-rules", a.InboundFirewallRules)
+	v1.Put("/firewall-rules", a.ReplaceInboundFirewallRules)
+	v1.Get("/firewall-rulesets", a.FirewallRulesets)
+	v1.Post("/firewall-rulesets", a.CreateFirewallRuleset)
+	// The fixed global path before :id, which would swallow it.
+	v1.Get("/firewall-rulesets/global", a.GlobalFirewallRuleset)
+	v1.Patch("/firewall-rulesets/global", a.UpdateGlobalFirewallRuleset)
+	v1.Get("/firewall-rulesets/:id", a.FirewallRuleset)
+	v1.Patch("/firewall-rulesets/:id", a.UpdateFirewallRuleset)
+	v1.Delete("/firewall-rulesets/:id", a.DeleteFirewallRuleset)
+
+	v1.Get("/instance-types", a.InstanceTypes)
+	v1.Get("/instances", a.Instances)
+	v1.Get("/instances/:id", a.Instance)
+	v1.Post("/instances/:id", a.UpdateInstance)
+	v1.Post("/instance-operations/launch", guard.LaunchLimit, a.LaunchInstances)
+	v1.Post("/instance-operations/terminate", a.TerminateInstances)
+	v1.Post("/instance-operations/restart", a.RestartInstances)
+
+	v1.Get("/ssh-keys", a.SSHKeys)
+	v1.Post("/ssh-keys", a.CreateSSHKey)
+	v1.Delete("/ssh-keys/:id", a.DeleteSSHKey)
+
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
 	}

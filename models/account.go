@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"maps"
 	"time"
 
 	"gorm.io/gorm"
@@ -34,6 +35,16 @@ type Account struct {
 // Active reports whether the account may use the API.
 func (a *Account) Active() bool { return a.Status == AccountActive }
 
+// requireBillingAddress fails with CodeInvalidAddress unless the account's
+// billing address is valid, which creating billable resources needs.
+func (a *Account) requireBillingAddress() error {
+	if a.BillingAddressValid {
+		return nil
+	}
+	return &Error{Code: CodeInvalidAddress, Message: "The account's billing address is invalid",
+		Suggestion: "Correct the billing address, or contact support if the problem continues"}
+}
+
 // Account returns an account by id.
 func (s *Store) Account(ctx context.Context, id string) (*Account, error) {
 	var a Account
@@ -42,6 +53,27 @@ func (s *Store) Account(ctx context.Context, id string) (*Account, error) {
 		return nil, NotFound("account", id)
 	}
 	return &a, err
+}
+
+// actorAccount returns the account the actor acts on.
+func (s *Store) actorAccount(ctx context.Context, actor Actor) (*Account, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	return s.Account(ctx, accountID)
+}
+
+// updateAccountColumn writes one column of the account, taken from values,
+// and its updated_at, leaving the rest of the row to concurrent writers.
+// It bypasses GORM's update hooks so that updated_at comes from the
+// store's clock.
+func updateAccountColumn(tx *gorm.DB, accountID, column string, values Account) error {
+	res := tx.Model(&Account{ID: accountID}).Select(column, "updated_at").UpdateColumns(&values)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return NotFound("account", accountID)
+	}
+	return res.Error
 }
 
 // UpdateAccountInput is the operator's change to an account; nil fields
@@ -101,7 +133,11 @@ func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in
 			a.RulesetQuota, changes["ruleset_quota"] = *in.RulesetQuota, *in.RulesetQuota
 		}
 		a.UpdatedAt = s.Now()
-		if err := tx.Save(a).Error; err != nil {
+		columns := maps.Clone(changes)
+		columns["updated_at"] = a.UpdatedAt
+		// UpdateColumns, not Save: Save would stamp updated_at from the wall
+		// clock instead of the store's.
+		if err := tx.Model(&Account{}).Where("id = ?", a.ID).UpdateColumns(columns).Error; err != nil {
 			return err
 		}
 		out = a

@@ -45,7 +45,9 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 		db, err = openSQLite(dsn, cfg)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		// gorm.Open already dials PostgreSQL; a failure there is the server
+		// not answering, reported like a failed ping.
+		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

@@ -1,6 +1,15 @@
 package models
 
-import "time"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
 
 // Filesystem is a network filesystem in one region, mounted on instances
 // at /lambda/nfs/<name>. Names are unique within an account.
@@ -13,4 +22,139 @@ type Filesystem struct {
 	BytesUsed       int64     `gorm:"not null"`
 	CreatedAt       time.Time `gorm:"not null"`
 	UpdatedAt       time.Time `gorm:"not null"`
+}
+
+// MountPoint is where instances mount the filesystem by default.
+func (f *Filesystem) MountPoint() string { return "/lambda/nfs/" + f.Name }
+
+// Region is the catalogue entry of the filesystem's region.
+func (f *Filesystem) Region() Region { r, _ := LookupRegion(f.RegionName); return r }
+
+// FilesystemView is a filesystem with what readers see beside it: its
+// creator, and whether an instance that holds its mounts (booting, active
+// or unhealthy) mounts it, in which case it cannot be deleted.
+type FilesystemView struct {
+	Filesystem
+	CreatorEmail  string
+	CreatorStatus string
+	InUse         bool
+}
+
+// MaxFilesystemName is the longest filesystem name.
+const MaxFilesystemName = 60
+
+var filesystemNamePattern = regexp.MustCompile(`^[a-zA-Z]+[0-9a-zA-Z-]*$`)
+
+// CreateFilesystemInput is a new filesystem.
+type CreateFilesystemInput struct {
+	Name   string `json:"name"`
+	Region string `json:"region"`
+}
+
+// Validate checks the name's shape and that the region exists.
+func (in CreateFilesystemInput) Validate() error {
+	var f FieldErrors
+	switch {
+	case in.Name == "":
+		f.Add("name", "is required")
+	case utf8.RuneCountInString(in.Name) > MaxFilesystemName:
+		f.Add("name", fmt.Sprintf("must be at most %d characters", MaxFilesystemName))
+	case !filesystemNamePattern.MatchString(in.Name):
+		f.Add("name", "must start with a letter and contain only letters, digits and hyphens")
+	}
+	validateRegion(&f, "region", in.Region)
+	return f.Err()
+}
+
+// Filesystems lists the actor's account's filesystems by name. It costs
+// one query whatever the length of the list: creators and in-use flags are
+// joined in, not looked up per row.
+func (s *Store) Filesystems(ctx context.Context, actor Actor) ([]FilesystemView, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	out := []FilesystemView{}
+	err = s.read(ctx).Table("filesystems").
+		Select("filesystems.*, COALESCE(users.email, '') AS creator_email, COALESCE(users.status, ?) AS creator_status, "+
+			heldSQL("instance_filesystems", "filesystem_id", "filesystems.id")+" AS in_use",
+			UserDeactivated, instanceInUseStatuses).
+		Joins("LEFT JOIN users ON users.id = filesystems.created_by_user_id").
+		Where("filesystems.account_id = ?", accountID).
+		Order("filesystems.name").Scan(&out).Error
+	return out, err
+}
+
+// CreateFilesystem creates a filesystem in the actor's account and records
+// a "filesystem created" audit event. It fails with CodeInvalidAddress
+// while the account's billing address is invalid, CodeQuotaExceeded when
+// the account has FilesystemQuota filesystems, and CodeDuplicate (naming
+// "name") when the account already has one by that name.
+func (s *Store) CreateFilesystem(ctx context.Context, actor Actor, in CreateFilesystemInput) (*FilesystemView, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	fs := Filesystem{ID: NewID(), AccountID: accountID, Name: in.Name, RegionName: in.Region,
+		CreatedByUserID: actor.UserID, CreatedAt: now, UpdatedAt: now}
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		a, err := lockAccount(tx, accountID)
+		if err != nil {
+			return err
+		}
+		if err := a.requireBillingAddress(); err != nil {
+			return err
+		}
+		if err := checkQuota(tx, &Filesystem{}, accountID, a.FilesystemQuota, "filesystems"); err != nil {
+			return err
+		}
+		// The unique index decides between concurrent creates of one name.
+		if err := tx.Create(&fs).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+			return &Error{Code: CodeDuplicate, Fields: map[string]string{"name": "is already used"},
+				Message:    fmt.Sprintf("name: a filesystem named %q already exists in this account", fs.Name),
+				Suggestion: "Choose another name, or use the existing filesystem"}
+		} else if err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountID, "filesystem", "created", []string{lrn("filesystem", fs.ID)},
+			map[string]any{"name": fs.Name, "region": fs.RegionName})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &FilesystemView{Filesystem: fs, CreatorEmail: actor.Email, CreatorStatus: UserActive}, nil
+}
+
+// DeleteFilesystem deletes a filesystem of the actor's account and records
+// a "filesystem deleted" audit event. It fails with CodeNotFound when the
+// account has no filesystem with that id, and CodeFilesystemInUse while an
+// instance that holds its mounts (booting, active or unhealthy) mounts it.
+func (s *Store) DeleteFilesystem(ctx context.Context, actor Actor, id string) (*Filesystem, error) {
+	var fs Filesystem
+	if err := s.deleteHeld(ctx, actor, id, &fs, filesystemKind); err != nil {
+		return nil, err
+	}
+	return &fs, nil
+}
+
+var filesystemKind = heldKind{
+	resource: "filesystem", table: "instance_filesystems", column: "filesystem_id",
+	notFound: filesystemNotFound,
+	inUse: func(name string) error {
+		return &Error{Code: CodeFilesystemInUse,
+			Message:    fmt.Sprintf("Filesystem %q is mounted on a running instance", name),
+			Suggestion: "Terminate the instances that mount it, then delete it"}
+	},
+}
+
+func (f *Filesystem) describe() (id, name, region string) { return f.ID, f.Name, f.RegionName }
+
+func filesystemNotFound(id string) error {
+	e := NotFound("filesystem", id)
+	e.Suggestion = "List your filesystems with GET /api/v1/filesystems"
+	return e
 }

@@ -106,9 +106,40 @@ func normalizeSourceNetwork(s string) (string, string) {
 	if prefix.Bits() == 0 {
 		return prefix.String(), ""
 	}
-	a := prefix.Addr()
-	if a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() || a.IsUnspecified() {
+	if !isPublicIPv4(prefix.Addr()) {
 		return s, fmt.Sprintf("%q is not a public network", s)
 	}
 	return prefix.String(), ""
+}
+
+// reservedIPv4 are blocks that netip's predicates do not flag but that no
+// packet from the internet comes from.
+var reservedIPv4 = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),     // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
+	netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and the broadcast address
+}
+
+// isPublicIPv4 reports whether a (the first address of a source network)
+// is routable on the internet.
+func isPublicIPv4(a netip.Addr) bool {
+	if a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range reservedIPv4 {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// requireRules is normalizeRules for a list that must be given: nil means
+// the field was left out (an empty list is a valid choice: no rules).
+func requireRules(f *FieldErrors, field string, rules []FirewallRule) []FirewallRule {
+	if rules == nil {
+		f.Add(field, "is required: a list of rules, empty for none")
+		return nil
+	}
+	return normalizeRules(f, field, rules)
 }

@@ -1,6 +1,15 @@
 package models
 
-import "time"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
 
 // FirewallRuleset is a named list of inbound rules in one region that
 // instances can be launched with.
@@ -13,3 +22,261 @@ type FirewallRuleset struct {
 	CreatedAt  time.Time      `gorm:"not null"`
 	UpdatedAt  time.Time      `gorm:"not null"`
 }
+
+// Region is the catalogue entry of the ruleset's region.
+func (r *FirewallRuleset) Region() Region { reg, _ := LookupRegion(r.RegionName); return reg }
+
+// FirewallRulesetView is a ruleset with the ids of the instances it is
+// attached to, oldest first. Terminated instances are left out (a
+// terminating one whose time is up counts as terminated): they no longer
+// use it, and listing them would grow the list forever.
+type FirewallRulesetView struct {
+	FirewallRuleset
+	InstanceIDs []string
+}
+
+// MaxRulesetName is the longest ruleset name.
+const MaxRulesetName = 64
+
+// CreateFirewallRulesetInput is a new ruleset.
+type CreateFirewallRulesetInput struct {
+	Name   string `json:"name"`
+	Region string `json:"region"`
+	// Rules is required; nil means it was left out, empty means no rules.
+	Rules []FirewallRule `json:"rules"`
+}
+
+// Validate checks the input, trims the name and puts source networks in
+// CIDR form. Rulesets cannot be made where firewall rules do not apply.
+func (in *CreateFirewallRulesetInput) Validate() error {
+	var f FieldErrors
+	in.Name = validateRulesetName(&f, in.Name)
+	validateRegion(&f, "region", in.Region)
+	if in.Region == RegionNoFirewall {
+		f.Add("region", fmt.Sprintf("firewall rules do not apply in %s, so rulesets cannot be created there", RegionNoFirewall))
+	}
+	in.Rules = requireRules(&f, "rules", in.Rules)
+	return f.Err()
+}
+
+// UpdateFirewallRulesetInput changes a ruleset; nil fields stay as they are.
+type UpdateFirewallRulesetInput struct {
+	Name  *string         `json:"name"`
+	Rules *[]FirewallRule `json:"rules"`
+}
+
+// Validate checks the fields that are given.
+func (in *UpdateFirewallRulesetInput) Validate() error {
+	var f FieldErrors
+	if in.Name != nil {
+		name := validateRulesetName(&f, *in.Name)
+		in.Name = &name
+	}
+	if in.Rules != nil {
+		rules := normalizeRules(&f, "rules", *in.Rules)
+		in.Rules = &rules
+	}
+	return f.Err()
+}
+
+func validateRulesetName(f *FieldErrors, name string) string {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		f.Add("name", "is required")
+	} else if utf8.RuneCountInString(name) > MaxRulesetName {
+		f.Add("name", fmt.Sprintf("must be at most %d characters", MaxRulesetName))
+	}
+	return name
+}
+
+// FirewallRulesets lists the actor's account's rulesets, oldest first, in
+// two queries whatever their number.
+func (s *Store) FirewallRulesets(ctx context.Context, actor Actor) ([]FirewallRulesetView, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	db := s.read(ctx)
+	var rulesets []FirewallRuleset
+	if err := db.Where("account_id = ?", accountID).Order("created_at, id").Find(&rulesets).Error; err != nil {
+		return nil, err
+	}
+	instances, err := s.rulesetInstances(db, accountID, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FirewallRulesetView, len(rulesets))
+	for i, r := range rulesets {
+		out[i] = newRulesetView(r, instances[r.ID])
+	}
+	return out, nil
+}
+
+// FirewallRuleset returns a ruleset of the actor's account, or
+// CodeNotFound.
+func (s *Store) FirewallRuleset(ctx context.Context, actor Actor, id string) (*FirewallRulesetView, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	return s.rulesetView(s.read(ctx), accountID, id)
+}
+
+func (s *Store) rulesetView(db *gorm.DB, accountID, id string) (*FirewallRulesetView, error) {
+	var r FirewallRuleset
+	if err := takeOwned(db, &r, accountID, id); errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, rulesetNotFound(id)
+	} else if err != nil {
+		return nil, err
+	}
+	instances, err := s.rulesetInstances(db, accountID, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	v := newRulesetView(r, instances[r.ID])
+	return &v, nil
+}
+
+// rulesetInstances maps ruleset ids to the ids of the account's
+// instances they are attached to, for one ruleset or ("") all of them.
+func (s *Store) rulesetInstances(db *gorm.DB, accountID, rulesetID string) (map[string][]string, error) {
+	q := db.Table("instance_rulesets a").Select("a.ruleset_id, a.instance_id").
+		Joins("JOIN instances i ON i.id = a.instance_id").
+		Where("i.account_id = ? AND i.status <> ? AND (i.status <> ? OR i.status_until > ?)",
+			accountID, InstanceTerminated, InstanceTerminating, s.Now())
+	if rulesetID != "" {
+		q = q.Where("a.ruleset_id = ?", rulesetID)
+	}
+	var rows []InstanceRuleset
+	if err := q.Order("i.created_at, i.id").Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, row := range rows {
+		out[row.RulesetID] = append(out[row.RulesetID], row.InstanceID)
+	}
+	return out, nil
+}
+
+func newRulesetView(r FirewallRuleset, instanceIDs []string) FirewallRulesetView {
+	if instanceIDs == nil {
+		instanceIDs = []string{}
+	}
+	return FirewallRulesetView{FirewallRuleset: r, InstanceIDs: instanceIDs}
+}
+
+func rulesetNotFound(id string) error {
+	e := NotFound("firewall ruleset", id)
+	e.Suggestion = "Check the ruleset's id; GET /api/v1/firewall-rulesets lists them"
+	return e
+}
+
+// CreateFirewallRuleset creates a ruleset in the actor's account and
+// records a "firewall_ruleset created" audit event. It fails with
+// CodeQuotaExceeded when the account has RulesetQuota rulesets.
+func (s *Store) CreateFirewallRuleset(ctx context.Context, actor Actor, in CreateFirewallRulesetInput) (*FirewallRulesetView, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	r := FirewallRuleset{ID: NewID(), AccountID: accountID, Name: in.Name, RegionName: in.Region,
+		Rules: in.Rules, CreatedAt: now, UpdatedAt: now}
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		a, err := lockAccount(tx, accountID)
+		if err != nil {
+			return err
+		}
+		if err := checkQuota(tx, &FirewallRuleset{}, accountID, a.RulesetQuota, "firewall rulesets"); err != nil {
+			return err
+		}
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountID, "firewall_ruleset", "created", []string{lrn("firewall_ruleset", r.ID)},
+			map[string]any{"name": r.Name, "region": r.RegionName, "rules": r.Rules})
+	})
+	if err != nil {
+		return nil, err
+	}
+	v := newRulesetView(r, nil)
+	return &v, nil
+}
+
+// UpdateFirewallRuleset changes the name and/or rules of a ruleset of the
+// actor's account and records a "firewall_ruleset updated" audit event
+// with the new values. With neither given nothing changes and nothing is
+// recorded. It fails with CodeNotFound.
+func (s *Store) UpdateFirewallRuleset(ctx context.Context, actor Actor, id string, in UpdateFirewallRulesetInput) (*FirewallRulesetView, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if in.Name == nil && in.Rules == nil {
+		return s.FirewallRuleset(ctx, actor, id)
+	}
+	if !IsID(id) {
+		return nil, rulesetNotFound(id)
+	}
+	var out *FirewallRulesetView
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		r := FirewallRuleset{UpdatedAt: s.Now()}
+		columns, details := []string{"updated_at"}, map[string]any{}
+		if in.Name != nil {
+			r.Name, details["name"] = *in.Name, *in.Name
+			columns = append(columns, "name")
+		}
+		if in.Rules != nil {
+			r.Rules, details["rules"] = *in.Rules, *in.Rules
+			columns = append(columns, "rules")
+		}
+		res := tx.Model(&FirewallRuleset{}).Where("account_id = ? AND id = ?", accountID, id).
+			Select(columns).UpdateColumns(&r)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return rulesetNotFound(id)
+		}
+		v, err := s.rulesetView(tx, accountID, id)
+		if err != nil {
+			return err
+		}
+		out = v
+		return s.audit(tx, actor, accountID, "firewall_ruleset", "updated", []string{lrn("firewall_ruleset", id)}, details)
+	})
+	return out, err
+}
+
+// DeleteFirewallRuleset deletes a ruleset of the actor's account and
+// records a "firewall_ruleset deleted" audit event. It fails with
+// CodeNotFound, and with CodeRulesetInUse while it is attached to an
+// instance that holds it (booting, active or unhealthy).
+func (s *Store) DeleteFirewallRuleset(ctx context.Context, actor Actor, id string) (*FirewallRuleset, error) {
+	if id == GlobalRulesetID {
+		return nil, InvalidField("id", "the global ruleset cannot be deleted; PATCH its rules instead")
+	}
+	var r FirewallRuleset
+	if err := s.deleteHeld(ctx, actor, id, &r, rulesetKind); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+var rulesetKind = heldKind{
+	resource: "firewall_ruleset", table: "instance_rulesets", column: "ruleset_id",
+	notFound: rulesetNotFound,
+	inUse: func(name string) error {
+		return &Error{Code: CodeRulesetInUse,
+			Message:    fmt.Sprintf("Firewall ruleset %q is attached to a running instance", name),
+			Suggestion: "Terminate the instances that use the ruleset, then delete it"}
+	},
+}
+
+func (r *FirewallRuleset) describe() (id, name, region string) { return r.ID, r.Name, r.RegionName }

@@ -32,6 +32,16 @@ type Instance struct {
 	SSHKeyNames      []string   `gorm:"serializer:json;not null"`
 	CreatedAt        time.Time  `gorm:"not null"`
 	UpdatedAt        time.Time  `gorm:"not null"`
+
+	// Tags are the labels given at launch.
+	Tags []InstanceTag `gorm:"serializer:json;not null"`
+}
+
+// InstanceTag is a key/value label on an instance. The JSON tags are the
+// API's field names.
+type InstanceTag struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // InstanceFilesystem mounts a filesystem on an instance.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"cloudplane/models"
@@ -52,11 +53,13 @@ func main() {
 
 // describe turns a domain error into its message alone: the operator
 // wants the sentence, not the code.
+// Driver errors can span lines; an operator's terminal gets one.
 func describe(err error) string {
+	msg := err.Error()
 	if e, ok := models.AsError(err); ok {
-		return e.Message
+		msg = e.Message
 	}
-	return err.Error()
+	return strings.Join(strings.Fields(msg), " ")
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {

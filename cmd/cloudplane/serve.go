@@ -26,6 +26,7 @@ type serveFlags struct {
 	addr, baseURL, database, logLevel string
 	redisURL                          string
 	rateLimit, launchRateLimit        string
+	capacity                          string
 	rateBurst                         int
 	bootTime                          time.Duration
 }
@@ -41,6 +42,9 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.launchRateLimit, "launch-rate-limit", "1/12s", "instance launches per account, as N/period, or off")
 	fs.StringVar(&f.redisURL, "redis-url", "", "share rate limits between replicas through this Redis (redis://...)")
 	fs.DurationVar(&f.bootTime, "instance-boot-time", 30*time.Second, "how long a simulated instance boots")
+	fs.StringVar(&f.capacity, "instance-capacity", "", "instances that can run at once, as type:region=count,... "+
+		"(e.g. gpu_1x_a10:us-east-1=4,gpu_8x_h100_sxm5:us-west-1=1); replaces the built-in default, "+
+		"so pairs not listed have none")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -53,6 +57,10 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	capacity, err := models.ParseCapacity(f.capacity)
+	if err != nil {
+		return fmt.Errorf("--instance-capacity: %w", err)
+	}
 
 	db, err := models.Open(ctx, f.database)
 	if err != nil {
@@ -63,6 +71,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	cfg := models.DefaultConfig()
 	cfg.InstanceBootTime = f.bootTime
+	cfg.Capacity = capacity
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
 

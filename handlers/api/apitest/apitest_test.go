@@ -104,6 +104,12 @@ func TestValidateResponse(t *testing.T) {
 			body: `{"code": "global/rate-limited"}`, wantFail: "429"},
 		{name: "429 on unknown route", method: "GET", path: "/api/v1/nope", status: 429, header: jsonHeader,
 			body: `{"error": {"code": "global/rate-limited", "message": "m"}}`, wantFail: "not in the reference document"},
+		{name: "deviation: missing SSH key is object-does-not-exist", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 404,
+			header: jsonHeader, body: `{"error": {"code": "global/object-does-not-exist", "message": "m", "request_id": "r"}}`},
+		{name: "deviation holds only its code", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 404,
+			header: jsonHeader, body: `{"error": {"code": "global/not-found", "message": "m"}}`, wantFail: "global/object-does-not-exist"},
+		{name: "deviation holds only its status", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 400,
+			header: jsonHeader, body: `{"error": {"code": "global/object-does-not-exist", "message": "m"}}`, wantFail: "global/invalid-parameters"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

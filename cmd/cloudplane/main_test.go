@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"cloudplane/models/modelstest"
+)
+
+// binary is the cloudplane command built once for these tests, so they
+// exercise exactly what an operator runs.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cloudplane-cli")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "cloudplane")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	exit           int
+}
+
+// cli runs the binary with args and extra environment.
+func cli(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(cleanEnv(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errOut.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.exit = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// cleanEnv drops CLOUDPLANE_* variables of the developer's shell.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CLOUDPLANE_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestUserAndKeyLifecycle(t *testing.T) {
+	db := modelstest.DSN(t)
+	r := cli(t, nil, "users", "create", "--database", db, "--email", "Ada@Example.com", "--password", "a long enough password")
+	if r.exit != 0 || !strings.Contains(r.stdout, "ada@example.com") {
+		t.Fatalf("users create: %+v", r)
+	}
+	r = cli(t, nil, "apikeys", "create", "--database", db, "--email", "ada@example.com", "--name", "ci")
+	secret := lastLine(r.stdout)
+	if r.exit != 0 || !strings.HasPrefix(secret, "cpk_") || len(secret) < 64 {
+		t.Fatalf("apikeys create: %+v", r)
+	}
+	prefix := secret[:12]
+	r = cli(t, []string{"CLOUDPLANE_DATABASE=" + db}, "apikeys", "revoke", "--email", "ada@example.com", "--prefix", prefix)
+	if r.exit != 0 || !strings.Contains(r.stdout, prefix) {
+		t.Fatalf("apikeys revoke via env database: %+v", r)
+	}
+	r = cli(t, nil, "apikeys", "revoke", "--database", db, "--email", "ada@example.com", "--prefix", prefix)
+	if r.exit == 0 {
+		t.Fatalf("revoking twice succeeded: %+v", r)
+	}
+	r = cli(t, nil, "accounts", "update", "--database", db, "--email", "ada@example.com",
+		"--status", "inactive", "--billing-address", "invalid", "--filesystem-quota", "3", "--ruleset-quota", "4")
+	if r.exit != 0 || !strings.Contains(r.stdout, "status inactive, billing address invalid, filesystem quota 3, ruleset quota 4") {
+		t.Fatalf("accounts update: %+v", r)
+	}
+}
+
+// Operator mistakes cost one line on stderr and a non-zero exit.
+func TestOperatorErrorsAreOneLine(t *testing.T) {
+	db := modelstest.DSN(t)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"unknown flag", []string{"users", "create", "--database", db, "--colour", "red"}, "flag provided but not defined"},
+		{"missing flag", []string{"users", "create", "--database", db, "--email", "a@example.com"}, "--password is required"},
+		{"bad email", []string{"users", "create", "--database", db, "--email", "nope", "--password", "long enough pw"}, "email"},
+		{"unknown email", []string{"apikeys", "create", "--database", db, "--email", "ghost@example.com"}, "ghost@example.com"},
+		{"bad role", []string{"users", "create", "--database", db, "--email", "b@example.com", "--password", "long enough pw", "--role", "root"}, "role"},
+		{"bad quota", []string{"accounts", "update", "--database", db, "--email", "a@example.com", "--filesystem-quota", "many"}, "whole number"},
+		{"unreachable database", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"}, "database unreachable"},
+		{"bad rate limit", []string{"serve", "--database", db, "--rate-limit", "fast"}, "--rate-limit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cli(t, nil, tc.args...)
+			if r.exit == 0 {
+				t.Fatalf("exit 0: %+v", r)
+			}
+			if lines := strings.Count(strings.TrimSpace(r.stderr), "\n") + 1; lines != 1 || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("stderr %q, want one line containing %q", r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServer runs `cloudplane serve` and waits for /healthz.
+func startServer(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *bytes.Buffer) {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(binary, append([]string{"serve", "--addr", addr}, args...)...)
+	cmd.Env = append(cleanEnv(), env...)
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	base := "http://" + addr
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(base + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return cmd, base, &logs
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not become healthy: %v\n%s", err, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestServeHealthAndGracefulStop(t *testing.T) {
+	db := modelstest.DSN(t)
+	cmd, base, logs := startServer(t, []string{"CLOUDPLANE_DATABASE=" + db})
+	res, err := http.Get(base + "/api/v1/regions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("unauthenticated API call: %d", res.StatusCode)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+	}
+	if !strings.Contains(logs.String(), "stopped") {
+		t.Fatalf("no shutdown log:\n%s", logs.String())
+	}
+}
