@@ -8,6 +8,8 @@ import "context"
 type AccountOverview struct {
 	Account     Account
 	APIKeys     int64
+	SSHKeys     int64
+	Instances   int64 // booting, active or unhealthy
 	Filesystems int64
 	Rulesets    int64
 }
@@ -24,26 +26,30 @@ func NearQuota(used int64, quota int) bool {
 // AccountOverview counts the resources of the actor's account. Support
 // staff have no account and get CodeForbidden.
 func (s *Store) AccountOverview(ctx context.Context, actor Actor) (*AccountOverview, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.Account(ctx, accountID)
+	a, err := s.actorAccount(ctx, actor)
 	if err != nil {
 		return nil, err
 	}
 	o := &AccountOverview{Account: *a}
 	counts := []struct {
+		n     *int64
 		model any
 		where string
-		n     *int64
+		args  []any
 	}{
-		{&APIKey{}, "account_id = ? AND revoked_at IS NULL", &o.APIKeys},
-		{&Filesystem{}, "account_id = ?", &o.Filesystems},
-		{&FirewallRuleset{}, "account_id = ?", &o.Rulesets},
+		{&o.APIKeys, &APIKey{}, "revoked_at IS NULL", nil},
+		{&o.SSHKeys, &SSHKey{}, "", nil},
+		// A booting instance whose boot has ended is active: running either way.
+		{&o.Instances, &Instance{}, "status IN ?", []any{instanceInUseStatuses}},
+		{&o.Filesystems, &Filesystem{}, "", nil},
+		{&o.Rulesets, &FirewallRuleset{}, "", nil},
 	}
 	for _, c := range counts {
-		if err := s.read(ctx).Model(c.model).Where(c.where, accountID).Count(c.n).Error; err != nil {
+		q := s.read(ctx).Model(c.model).Where("account_id = ?", a.ID)
+		if c.where != "" {
+			q = q.Where(c.where, c.args...)
+		}
+		if err := q.Count(c.n).Error; err != nil {
 			return nil, err
 		}
 	}

@@ -38,25 +38,39 @@ func TestLatestAuditEvents(t *testing.T) {
 	}
 }
 
+// The overview counts the account's live resources and nobody else's:
+// revoked keys and terminated instances are gone.
 func TestAccountOverview(t *testing.T) {
 	ctx := context.Background()
-	store := modelstest.Open(t)
-	ada, _ := modelstest.Owner(t, store, "ada@example.com") // one key
-	modelstest.Owner(t, store, "bob@example.com")
-	k, _, err := store.CreateAPIKey(ctx, ada.Actor(), models.CreateAPIKeyInput{Name: "revoked"})
+	f := newFixture(t) // each owner has one API key and one SSH key
+	k, _, err := f.store.CreateAPIKey(ctx, f.alice, models.CreateAPIKeyInput{Name: "revoked"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.RevokeAPIKey(ctx, ada.Actor(), k.ID); err != nil {
+	if _, err := f.store.RevokeAPIKey(ctx, f.alice, k.ID); err != nil {
 		t.Fatal(err)
 	}
-	o := modelstest.Must[*models.AccountOverview](t)(store.AccountOverview(ctx, ada.Actor()))
-	if o.APIKeys != 1 || o.Filesystems != 0 || o.Rulesets != 0 || o.Account.ID != *ada.AccountID || o.Account.FilesystemQuota != 25 {
+	ids := f.launch(t, f.alice, launchInput("us-east-1", 2))
+	if _, err := f.store.TerminateInstances(ctx, f.alice, models.InstanceIDsInput{InstanceIDs: ids[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.CreateFilesystem(ctx, f.alice, models.CreateFilesystemInput{Name: "data", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	rules := []models.FirewallRule{}
+	if _, err := f.store.CreateFirewallRuleset(ctx, f.alice, models.CreateFirewallRulesetInput{Name: "web", Region: "us-east-1", Rules: rules}); err != nil {
+		t.Fatal(err)
+	}
+	f.launch(t, f.bob, launchInput("us-east-1", 1))
+
+	o := modelstest.Must[*models.AccountOverview](t)(f.store.AccountOverview(ctx, f.alice))
+	counts := [5]int64{o.APIKeys, o.SSHKeys, o.Instances, o.Filesystems, o.Rulesets}
+	if counts != [5]int64{1, 1, 1, 1, 1} || o.Account.ID != f.alice.AccountID || o.Account.FilesystemQuota != 25 {
 		t.Fatalf("overview %+v", o)
 	}
-	support := modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
+	support := modelstest.Must[*models.User](t)(f.store.CreateUser(ctx, models.OperatorActor,
 		models.CreateUserInput{Email: "help@example.com", Password: password, Role: models.RoleSupport}))
-	if _, err := store.AccountOverview(ctx, support.Actor()); models.ErrorCode(err) != models.CodeForbidden {
+	if _, err := f.store.AccountOverview(ctx, support.Actor()); models.ErrorCode(err) != models.CodeForbidden {
 		t.Fatalf("support: %v", err)
 	}
 }

@@ -39,9 +39,11 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 // its pages exist.
 func resourceCounts(o *models.AccountOverview) []views.ResourceCount {
 	return []views.ResourceCount{
-		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
+		{Label: "Instances", Count: o.Instances, Note: "Running"},
 		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota},
 		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota},
+		{Label: "SSH keys", Count: o.SSHKeys},
+		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
 	}
 }
 
