@@ -32,6 +32,21 @@
     }
   });
 
+  // A request that never reached the server would otherwise fail silently.
+  document.addEventListener("htmx:sendError", function () {
+    var region = document.getElementById("flash");
+    if (!region) {
+      return;
+    }
+    var box = document.createElement("div");
+    box.className = "flash flash-danger";
+    box.setAttribute("role", "alert");
+    var text = document.createElement("p");
+    text.textContent = "The server could not be reached. Check your connection and try again.";
+    box.appendChild(text);
+    region.replaceChildren(box);
+  });
+
   function dialog() {
     return document.getElementById("dialog");
   }
