@@ -123,7 +123,7 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, *Us
 	now := s.Now()
 	if now.Sub(sess.LastSeenAt) > s.cfg.SessionIdleTimeout || now.Sub(sess.CreatedAt) > s.cfg.SessionMaxAge {
 		if err := s.read(ctx).Delete(&Session{}, "id = ?", sess.ID).Error; err != nil {
-			return nil, nil, err
+			return nil, nil, translate(err)
 		}
 		return nil, nil, ErrNoSession
 	}
@@ -136,7 +136,7 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, *Us
 	if now.Sub(sess.LastSeenAt) >= sessionTouchInterval {
 		sess.LastSeenAt = now
 		if err := s.read(ctx).Model(&sess).Update("last_seen_at", now).Error; err != nil {
-			return nil, nil, err
+			return nil, nil, translate(err)
 		}
 	}
 	return &sess, u, nil

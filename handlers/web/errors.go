@@ -51,7 +51,7 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	}
 	m := views.Meta{Title: v.Title}
 	if sess, u := signedIn(c); u != nil {
-		m.User = &views.User{Email: u.Email, Support: u.Role == models.RoleSupport}
+		m.User = viewUser(u)
 		m.CSRF = sess.CSRFToken
 	}
 	if isFragment(c) {

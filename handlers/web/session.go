@@ -118,6 +118,11 @@ func CSRF(c *fiber.Ctx) error {
 		got = c.FormValue(csrfField)
 	}
 	if want == "" || subtle.ConstantTimeCompare([]byte(want), []byte(got)) != 1 {
+		if expired, _ := c.Locals(expiredLocal).(bool); expired {
+			// The form outlived its session: nothing to protect, so say
+			// what actually happened.
+			return redirect(c, "/sign-in?notice="+noticeExpired)
+		}
 		return errCSRF
 	}
 	return c.Next()

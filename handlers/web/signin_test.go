@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"testing"
@@ -129,12 +130,20 @@ func TestSignOut(t *testing.T) {
 
 func TestSessionTimeouts(t *testing.T) {
 	e := newEnv(t)
-	e.owner("ada@example.com")
+	ada := e.owner("ada@example.com")
 
 	idle := e.signedIn("ada@example.com")
 	e.clock.Advance(11 * time.Hour)
 	idle.get("/").expect(http.StatusOK)
 	e.clock.Advance(12*time.Hour + time.Second)
+	// A form left open past the session's end leads to sign-in, not to a
+	// CSRF refusal, and changes nothing.
+	late := *idle
+	late.cookies = map[string]string{"cloudplane_session": idle.cookies["cloudplane_session"]}
+	late.post("/api-keys", url.Values{"name": {"late"}}).redirectsTo("/sign-in?notice=expired")
+	if keys, _ := e.store.APIKeys(context.Background(), ada.Actor()); len(keys) != 0 {
+		t.Fatalf("a key was made after the session ended: %+v", keys)
+	}
 	idle.get("/account").redirectsTo("/sign-in?next=%2Faccount&notice=expired")
 	idle.get("/sign-in?notice=expired").contains("Your session has ended.")
 

@@ -58,14 +58,11 @@ func isFragment(c *fiber.Ctx) bool {
 // htmx. Pages are private and may hold a secret shown once, so no cache
 // keeps them; Vary keeps fragments and pages apart in any cache that does.
 func render(c *fiber.Ctx, status int, m views.Meta, content templ.Component) error {
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	c.Vary("HX-Request")
-	c.Status(status).Type("html", "utf-8")
 	page := views.Page(m, content)
 	if isFragment(c) {
 		page = views.Fragment(m, content)
 	}
-	return page.Render(c.UserContext(), c.Response().BodyWriter())
+	return renderAlone(c.Status(status), page)
 }
 
 // renderAlone answers with a component and nothing around it, for htmx
@@ -95,7 +92,7 @@ func (h *Handlers) meta(c *fiber.Ctx, title, nav string) (views.Meta, error) {
 	if u == nil {
 		return m, nil
 	}
-	m.User = &views.User{Email: u.Email, Support: u.Role == models.RoleSupport}
+	m.User = viewUser(u)
 	if sess.Flash != "" {
 		m.Flash = &views.Flash{Kind: views.Success, Text: sess.Flash}
 		if err := h.store.ClearSessionFlash(c.UserContext(), sess.ID); err != nil {
@@ -103,6 +100,10 @@ func (h *Handlers) meta(c *fiber.Ctx, title, nav string) (views.Meta, error) {
 		}
 	}
 	return m, nil
+}
+
+func viewUser(u *models.User) *views.User {
+	return &views.User{Email: u.Email, Support: u.Role == models.RoleSupport}
 }
 
 // page renders content with the meta for title and nav.
