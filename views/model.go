@@ -123,11 +123,12 @@ type Overview struct {
 // ResourceCount is one tile of the overview: how many of a resource the
 // account has, against its quota when it has one.
 type ResourceCount struct {
-	Label string
-	Count int64
-	Quota int    // 0: no quota shown
-	Href  string // "" until the resource has its pages
-	Note  string
+	Label    string
+	Count    int64
+	Quota    int
+	HasQuota bool
+	Href     string // "" until the resource has its pages
+	Note     string
 }
 
 // Event is one line of recent activity.

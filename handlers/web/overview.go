@@ -40,8 +40,8 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 func resourceCounts(o *models.AccountOverview) []views.ResourceCount {
 	return []views.ResourceCount{
 		{Label: "Instances", Count: o.Instances, Note: "Running"},
-		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota},
-		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota},
+		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota, HasQuota: true},
+		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota, HasQuota: true},
 		{Label: "SSH keys", Count: o.SSHKeys},
 		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
 	}
@@ -66,10 +66,16 @@ func accountAlerts(o *models.AccountOverview) []views.Alert {
 		{"filesystems", o.Filesystems, o.Account.FilesystemQuota},
 		{"firewall rulesets", o.Rulesets, o.Account.RulesetQuota},
 	} {
-		if models.NearQuota(q.used, q.quota) {
-			alerts = append(alerts, views.Alert{Kind: views.Warning, Title: "Close to your " + q.what + " quota",
-				Text: fmt.Sprintf("You have %d of %d %s. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what)})
+		if !models.NearQuota(q.used, q.quota) {
+			continue
 		}
+		a := views.Alert{Kind: views.Warning, Title: "Close to your " + q.what + " quota",
+			Text: fmt.Sprintf("You have %d of %d %s. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what)}
+		if q.used >= int64(q.quota) {
+			a.Title = "Your " + q.what + " quota is reached"
+			a.Text = fmt.Sprintf("You have %d of %d %s, so new ones are refused. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what)
+		}
+		alerts = append(alerts, a)
 	}
 	return alerts
 }

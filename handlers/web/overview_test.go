@@ -34,8 +34,29 @@ func TestOverviewWarnsAboutTheAccount(t *testing.T) {
 	}
 	b := e.signedIn("ada@example.com")
 	b.get("/").expect(http.StatusOK).
-		contains("Your account is inactive", "Your billing address is invalid", "Close to your filesystems quota",
-			"You have 0 of 0 filesystems", "Account changed by the operator").
-		lacks("Close to your firewall rulesets quota")
+		contains("Your account is inactive", "Your billing address is invalid", "Your filesystems quota is reached",
+			"You have 0 of 0 filesystems, so new ones are refused", `<span class="tile-quota">of 0</span>`, "Account changed by the operator").
+		lacks("firewall rulesets quota")
 	b.get("/account").contains("Inactive")
+}
+
+func TestOverviewWarnsBeforeAQuotaIsReached(t *testing.T) {
+	e := newEnv(t)
+	bob := e.owner("bob@example.com")
+	five := 5
+	if _, err := e.store.UpdateAccount(context.Background(), models.OperatorActor, "bob@example.com",
+		models.UpdateAccountInput{FilesystemQuota: &five}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := e.store.CreateFilesystem(context.Background(), bob.Actor(), models.CreateFilesystemInput{Name: name, Region: "us-east-1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := e.signedIn("bob@example.com")
+	b.get("/").expect(http.StatusOK).lacks("filesystems quota")
+	if _, err := e.store.CreateFilesystem(context.Background(), bob.Actor(), models.CreateFilesystemInput{Name: "d", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	b.get("/").expect(http.StatusOK).contains("Close to your filesystems quota", "You have 4 of 5 filesystems.")
 }
