@@ -13,9 +13,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
-	"github.com/gofiber/fiber/v2/utils"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/web"
 	"cloudplane/models"
 )
 
@@ -24,6 +24,8 @@ type Config struct {
 	Store  *models.Store
 	Log    *slog.Logger
 	Limits api.Limits
+	// SignIn throttles dashboard sign-in attempts.
+	SignIn web.Limits
 
 	// extraAPIRoutes lets this package's tests mount routes (one that
 	// panics) under /api/v1 before the catch-all.
@@ -64,22 +66,11 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if isAPIPath(c.Path()) {
 			return api.WriteError(c, log, err)
 		}
-		return plainError(c, log, err)
+		return web.ErrorPage(c, log, err)
 	}
 }
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
-
-// plainError answers non-API failures until the dashboard has its pages.
-func plainError(c *fiber.Ctx, log *slog.Logger, err error) error {
-	code := fiber.StatusInternalServerError
-	if fe, ok := err.(*fiber.Error); ok {
-		code = fe.Code
-	} else {
-		log.Error("request failed", "path", c.Path(), "err", err)
-	}
-	return c.Status(code).SendString(utils.StatusMessage(code))
-}
 
 // health answers 200 when the database answers, 503 otherwise.
 func health(store *models.Store) fiber.Handler {

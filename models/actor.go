@@ -15,6 +15,7 @@ type Actor struct {
 	Role      string
 	AccountID string // empty for support staff and the operator
 	APIKeyID  string // set when the request came with an API key
+	SessionID string // set when the request came from a dashboard session
 	Operator  bool   // the CLI, acting with the machine's authority
 }
 

@@ -102,6 +102,21 @@ func (s *Store) APIKeys(ctx context.Context, actor Actor) ([]APIKey, error) {
 	return keys, err
 }
 
+// APIKey returns a key of the actor's account that is not revoked, by id.
+// Keys of other accounts are not found.
+func (s *Store) APIKey(ctx context.Context, actor Actor, id string) (*APIKey, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	var k APIKey
+	err = s.read(ctx).Where("id = ? AND account_id = ? AND revoked_at IS NULL", id, accountID).Take(&k).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, NotFound("API key", id)
+	}
+	return &k, err
+}
+
 // RevokeAPIKey revokes a key of the actor's account by id or visible
 // prefix. It stops working at once in this process, and within the
 // cache's lifetime in others.

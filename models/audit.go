@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"time"
 
 	"gorm.io/gorm"
@@ -64,4 +65,18 @@ func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action stri
 		ev.RequestAPIKeyLRN = &key
 	}
 	return tx.Create(&ev).Error
+}
+
+// LatestAuditEvents returns up to n of the newest events of the actor's
+// account, newest first: the dashboard's "recent activity". The paginated
+// listing is the API's. Support staff have no account and get CodeForbidden.
+func (s *Store) LatestAuditEvents(ctx context.Context, actor Actor, n int) ([]AuditEvent, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	var events []AuditEvent
+	err = s.read(ctx).Where("account_id = ?", accountID).
+		Order("event_time DESC, id DESC").Limit(n).Find(&events).Error
+	return events, err
 }

@@ -25,6 +25,7 @@ func initialSchema() []any {
 		&Filesystem{}, &FirewallRuleset{},
 		&Instance{}, &InstanceFilesystem{}, &InstanceRuleset{},
 		&SSHKey{}, &CapacityLock{},
+		&Session{},
 	}
 }
 

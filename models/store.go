@@ -25,6 +25,10 @@ type Config struct {
 	DefaultRulesetQuota    int
 	// PasswordCost is the bcrypt cost; tests lower it.
 	PasswordCost int
+	// SessionIdleTimeout ends a dashboard session not used for this long;
+	// SessionMaxAge ends it this long after sign-in, used or not.
+	SessionIdleTimeout time.Duration
+	SessionMaxAge      time.Duration
 }
 
 // DefaultConfig is what `cloudplane serve` uses without flags.
@@ -35,6 +39,8 @@ func DefaultConfig() Config {
 		DefaultFilesystemQuota: 25,
 		DefaultRulesetQuota:    50,
 		PasswordCost:           12,
+		SessionIdleTimeout:     12 * time.Hour,
+		SessionMaxAge:          7 * 24 * time.Hour,
 	}
 }
 
@@ -47,6 +53,9 @@ type Store struct {
 	keys *keyCache
 	// secrets caches server-wide secrets by name (cachedSecret).
 	secrets sync.Map
+	// dummyHash is checked against when a sign-in names no user, so that
+	// an unknown email costs as much time as a wrong password.
+	dummyHash func() []byte
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
@@ -67,10 +76,18 @@ func NewStore(db *gorm.DB, opts ...Option) *Store {
 	for _, o := range opts {
 		o(s)
 	}
+	def := DefaultConfig()
 	if s.cfg.PasswordCost == 0 {
-		s.cfg.PasswordCost = DefaultConfig().PasswordCost
+		s.cfg.PasswordCost = def.PasswordCost
+	}
+	if s.cfg.SessionIdleTimeout == 0 {
+		s.cfg.SessionIdleTimeout = def.SessionIdleTimeout
+	}
+	if s.cfg.SessionMaxAge == 0 {
+		s.cfg.SessionMaxAge = def.SessionMaxAge
 	}
 	s.keys = newKeyCache(s.now)
+	s.dummyHash = dummyHashOnce(s.cfg.PasswordCost)
 	return s
 }
 

@@ -54,9 +54,7 @@ const MinPasswordLength = 10
 func (in *CreateUserInput) Validate() error {
 	var f FieldErrors
 	in.Email = normalizeEmail(in.Email)
-	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email {
-		f.Add("email", "must be a valid email address")
-	}
+	validateEmail(&f, "email", in.Email)
 	validatePassword(&f, "password", in.Password)
 	if in.Role == "" {
 		in.Role = RoleOwner
@@ -65,6 +63,12 @@ func (in *CreateUserInput) Validate() error {
 		f.Add("role", "must be owner or support")
 	}
 	return f.Err()
+}
+
+func validateEmail(f *FieldErrors, field, email string) {
+	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email {
+		f.Add(field, "must be a valid email address")
+	}
 }
 
 func validatePassword(f *FieldErrors, field, pw string) {
@@ -80,8 +84,21 @@ func normalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 // CreateUser adds a user. An owner gets a new account of their own:
 // active, with a valid billing address, the default quotas, an empty
 // global ruleset and the default inbound rule. The actor is the operator
-// (CLI) or the first-run setup.
+// (CLI); the first-run setup goes through CompleteSetup.
 func (s *Store) CreateUser(ctx context.Context, actor Actor, in CreateUserInput) (*User, error) {
+	u, err := s.newUser(&in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.write(ctx, func(tx *gorm.DB) error { return s.insertUser(tx, actor, u) }); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// newUser validates the input and builds the user with its password hash,
+// outside any transaction: bcrypt is slow on purpose.
+func (s *Store) newUser(in *CreateUserInput) (*User, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
@@ -90,35 +107,35 @@ func (s *Store) CreateUser(ctx context.Context, actor Actor, in CreateUserInput)
 		return nil, err
 	}
 	now := s.Now()
-	u := &User{ID: NewID(), Email: in.Email, PasswordHash: string(hash), Role: in.Role, Status: UserActive, CreatedAt: now, UpdatedAt: now}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		accountID := ""
-		if in.Role == RoleOwner {
-			a := Account{
-				ID: NewID(), Status: AccountActive, BillingAddressValid: true,
-				FilesystemQuota: s.cfg.DefaultFilesystemQuota, RulesetQuota: s.cfg.DefaultRulesetQuota,
-				InboundRules: []FirewallRule{DefaultInboundRule()}, GlobalRules: []FirewallRule{},
-				CreatedAt: now, UpdatedAt: now,
-			}
-			if err := tx.Create(&a).Error; err != nil {
-				return err
-			}
-			accountID = a.ID
-			u.AccountID = &a.ID
+	return &User{ID: NewID(), Email: in.Email, PasswordHash: string(hash), Role: in.Role, Status: UserActive,
+		CreatedAt: now, UpdatedAt: now}, nil
+}
+
+// insertUser writes u (and, for an owner, a new account) with its audit
+// event inside tx.
+func (s *Store) insertUser(tx *gorm.DB, actor Actor, u *User) error {
+	accountID := ""
+	if u.Role == RoleOwner {
+		a := Account{
+			ID: NewID(), Status: AccountActive, BillingAddressValid: true,
+			FilesystemQuota: s.cfg.DefaultFilesystemQuota, RulesetQuota: s.cfg.DefaultRulesetQuota,
+			InboundRules: []FirewallRule{DefaultInboundRule()}, GlobalRules: []FirewallRule{},
+			CreatedAt: u.CreatedAt, UpdatedAt: u.CreatedAt,
 		}
-		if err := tx.Create(u).Error; err != nil {
-			if errors.Is(err, gorm.ErrDuplicatedKey) {
-				return InvalidField("email", "is already registered")
-			}
+		if err := tx.Create(&a).Error; err != nil {
 			return err
 		}
-		return s.audit(tx, actor, accountID, "user", "created", []string{lrn("user", u.ID)},
-			map[string]any{"email": u.Email, "role": u.Role})
-	})
-	if err != nil {
-		return nil, err
+		accountID = a.ID
+		u.AccountID = &a.ID
 	}
-	return u, nil
+	if err := tx.Create(u).Error; err != nil {
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
+			return InvalidField("email", "is already registered")
+		}
+		return err
+	}
+	return s.audit(tx, actor, accountID, "user", "created", []string{lrn("user", u.ID)},
+		map[string]any{"email": u.Email, "role": u.Role})
 }
 
 // UserByEmail finds a user by email (case-insensitive).
@@ -156,4 +173,62 @@ func (s *Store) UserCount(ctx context.Context) (int64, error) {
 // does not depend on whether it matched.
 func (u *User) CheckPassword(pw string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(pw)) == nil
+}
+
+// ChangePasswordInput is a signed-in user's new password. The new one is
+// typed twice, so a typo does not lock the user out.
+type ChangePasswordInput struct {
+	CurrentPassword    string
+	NewPassword        string
+	NewPasswordConfirm string
+}
+
+// Validate checks the new password; the current one is checked against
+// the stored hash by ChangePassword.
+func (in ChangePasswordInput) Validate() error {
+	var f FieldErrors
+	if in.CurrentPassword == "" {
+		f.Add("current_password", "is required")
+	}
+	validatePassword(&f, "new_password", in.NewPassword)
+	if in.NewPasswordConfirm != in.NewPassword {
+		f.Add("new_password_confirm", "does not match the new password")
+	}
+	return f.Err()
+}
+
+// ChangePassword replaces the acting user's password after checking the
+// current one, and ends the user's other sessions: whoever knew the old
+// password is signed out. Records user/updated. A wrong current password
+// is a field error on current_password.
+func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswordInput) error {
+	if actor.UserID == "" {
+		return Errorf(CodeForbidden, "Only a signed-in user can change their password")
+	}
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	u, err := s.User(ctx, actor.UserID)
+	if err != nil {
+		return err
+	}
+	if !u.CheckPassword(in.CurrentPassword) {
+		return InvalidField("current_password", "is incorrect")
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(in.NewPassword), s.cfg.PasswordCost)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *gorm.DB) error {
+		err := tx.Model(&User{}).Where("id = ?", u.ID).
+			Updates(map[string]any{"password_hash": string(hash), "updated_at": s.Now()}).Error
+		if err != nil {
+			return err
+		}
+		if err := tx.Where("user_id = ? AND id <> ?", u.ID, actor.SessionID).Delete(&Session{}).Error; err != nil {
+			return err
+		}
+		return s.audit(tx, actor, actor.AccountID, "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"changed": []string{"password"}})
+	})
 }

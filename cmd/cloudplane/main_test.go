@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -142,14 +143,32 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// logBuffer collects a server's log; tests may read it while it runs.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // startServer runs `cloudplane serve` and waits for /healthz.
-func startServer(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *bytes.Buffer) {
+func startServer(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *logBuffer) {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(binary, append([]string{"serve", "--addr", addr}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
+	logs := &logBuffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +180,7 @@ func startServer(t *testing.T, env []string, args ...string) (*exec.Cmd, string,
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return cmd, base, &logs
+				return cmd, base, logs
 			}
 		}
 		if time.Now().After(deadline) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,6 +15,7 @@ import (
 	"cloudplane/handlers"
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/web"
 	"cloudplane/models"
 )
 
@@ -21,17 +23,19 @@ import (
 const shutdownGrace = 20 * time.Second
 
 type serveFlags struct {
-	addr, database, logLevel, redisURL string
-	rateLimit, launchRateLimit         string
-	capacity                           string
-	rateBurst                          int
-	bootTime                           time.Duration
+	addr, baseURL, database, logLevel string
+	redisURL                          string
+	rateLimit, launchRateLimit        string
+	capacity                          string
+	rateBurst                         int
+	bootTime                          time.Duration
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("serve")
 	var f serveFlags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the dashboard, for the printed setup link (default http://<addr>)")
 	fs.StringVar(&f.database, "database", models.DefaultDatabase, "SQLite file path, or a postgres:// URL")
 	fs.StringVar(&f.rateLimit, "rate-limit", "1/s", "API requests per account, as N/period, or off")
 	fs.IntVar(&f.rateBurst, "rate-burst", 5, "requests an account may make at once above the rate")
@@ -49,7 +53,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	limits, err := buildLimits(f)
+	limits, signIn, err := buildLimits(f)
 	if err != nil {
 		return err
 	}
@@ -71,12 +75,15 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
 
-	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits})
+	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
 	}
 	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database))
+	if err := announceSetup(ctx, store, log, f.baseURL, ln.Addr().String()); err != nil {
+		return err
+	}
 	served := make(chan error, 1)
 	go func() { served <- app.Listener(ln) }()
 
@@ -93,12 +100,35 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-func buildLimits(f serveFlags) (api.Limits, error) {
+// announceSetup prints the one-time setup link while no user exists, so
+// whoever started the server can create the first owner in the browser.
+func announceSetup(ctx context.Context, store *models.Store, log *slog.Logger, baseURL, addr string) error {
+	token, err := store.StartSetup(ctx)
+	if err != nil || token == "" {
+		return err
+	}
+	if baseURL == "" {
+		baseURL = "http://" + addr
+	}
+	log.Warn("no user exists yet: open the setup link to create the first owner (it works once)",
+		"url", strings.TrimSuffix(baseURL, "/")+"/setup/"+token)
+	return nil
+}
+
+// Dashboard sign-in attempts: an account may be tried 5 times at once,
+// then once per 12 s; one address 20 times, then once per 3 s (offices
+// share addresses).
+const (
+	signInPerAccount = "5/1m"
+	signInPerAddress = "20/1m"
+)
+
+func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 	var redisClient *redis.Client
 	if f.redisURL != "" {
 		opts, err := redis.ParseURL(f.redisURL)
 		if err != nil {
-			return api.Limits{}, fmt.Errorf("--redis-url: %w", err)
+			return api.Limits{}, web.Limits{}, fmt.Errorf("--redis-url: %w", err)
 		}
 		redisClient = redis.NewClient(opts)
 	}
@@ -116,17 +146,24 @@ func buildLimits(f serveFlags) (api.Limits, error) {
 		return ratelimit.NewMemory(q)
 	}
 	var l api.Limits
+	var w web.Limits
 	var err error
 	if l.General, err = build("rate-limit", f.rateLimit, f.rateBurst, "api"); err != nil {
-		return l, err
+		return l, w, err
 	}
 	if l.Launch, err = build("launch-rate-limit", f.launchRateLimit, 1, "launch"); err != nil {
-		return l, err
+		return l, w, err
 	}
 	// Failed authentications: a client that keeps guessing is slowed to the
 	// general rate, even when the general limit is off for benchmarks.
-	l.Unauthenticated, err = build("rate-limit", "5/s", 10, "auth")
-	return l, err
+	if l.Unauthenticated, err = build("rate-limit", "5/s", 10, "auth"); err != nil {
+		return l, w, err
+	}
+	if w.SignInPerAccount, err = build("sign-in", signInPerAccount, 5, "signin-account"); err != nil {
+		return l, w, err
+	}
+	w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address")
+	return l, w, err
 }
 
 func newLogger(level string) (*slog.Logger, error) {

@@ -53,12 +53,18 @@ func WriteError(c *fiber.Ctx, log *slog.Logger, err error) error {
 	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: RequestID(c)}})
 }
 
+// Status is the HTTP status of a domain error, or 0 for a code without
+// one. The dashboard starts from it too, so a code gets its status here.
+func Status(e *models.Error) int {
+	if e.Retryable {
+		return fiber.StatusConflict
+	}
+	return statusOf[e.Code]
+}
+
 func classify(err error) (int, *models.Error) {
 	if e, ok := models.AsError(err); ok {
-		if e.Retryable {
-			return fiber.StatusConflict, e
-		}
-		if status, known := statusOf[e.Code]; known {
+		if status := Status(e); status != 0 {
 			return status, e
 		}
 	}

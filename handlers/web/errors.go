@@ -1,0 +1,96 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/handlers/api"
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// statusOf is a domain error's status on a page: the API's, except that
+// input the domain refuses is 422, since the form comes back with the
+// problems beside its fields. 0 means the error has no code.
+func statusOf(e *models.Error) int {
+	status := api.Status(e)
+	if status == fiber.StatusBadRequest {
+		return fiber.StatusUnprocessableEntity
+	}
+	return status
+}
+
+// formError puts a refused input back on its form: field messages beside
+// their fields, anything else above the form. It returns the status to
+// answer with, or the error itself when it is not about the input (not
+// found, forbidden, internal), for the error page.
+func formError(err error, form *views.Form) (int, error) {
+	e, ok := models.AsError(err)
+	if !ok || statusOf(e) != fiber.StatusUnprocessableEntity {
+		return 0, err
+	}
+	form.Errors = e.Fields
+	if len(e.Fields) == 0 {
+		form.Message = e.Message
+	}
+	return fiber.StatusUnprocessableEntity, nil
+}
+
+// ErrorPage answers a failed page request: the app's error handler calls
+// it for every path outside /api/. Errors without a code are logged with
+// the request id and shown as internal errors. For htmx the page replaces
+// the main content, whatever the request targeted.
+func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
+	v := classify(err)
+	if v.Status == fiber.StatusInternalServerError {
+		v.RequestID = api.RequestID(c)
+		log.Error("request failed", "request_id", v.RequestID, "method", c.Method(), "path", c.Path(), "err", err)
+	}
+	m := views.Meta{Title: v.Title}
+	if sess, u := signedIn(c); u != nil {
+		m.User = viewUser(u)
+		m.CSRF = sess.CSRFToken
+	}
+	if isFragment(c) {
+		c.Set("HX-Retarget", "#main")
+		c.Set("HX-Reswap", "innerHTML show:window:top")
+	}
+	return render(c, v.Status, m, views.ErrorContent(v))
+}
+
+func classify(err error) views.ErrorPage {
+	if e, ok := models.AsError(err); ok {
+		if status := statusOf(e); status != 0 && status != fiber.StatusInternalServerError {
+			return views.ErrorPage{Status: status, Title: titleOf(status), Message: e.Message, Suggestion: e.Suggestion}
+		}
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) && fe.Code < 500 {
+		v := views.ErrorPage{Status: fe.Code, Title: titleOf(fe.Code), Message: "The request could not be handled."}
+		if fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed {
+			v.Status, v.Title = fiber.StatusNotFound, titleOf(fiber.StatusNotFound)
+			v.Message = "There is no page at this address."
+			v.Suggestion = "Check the address, or start again from the home page."
+		}
+		return v
+	}
+	return views.ErrorPage{Status: fiber.StatusInternalServerError, Title: titleOf(fiber.StatusInternalServerError),
+		Message: "Something went wrong on our side.", Suggestion: "Try again in a moment."}
+}
+
+func titleOf(status int) string {
+	switch status {
+	case fiber.StatusNotFound:
+		return "Page not found"
+	case fiber.StatusForbidden:
+		return "Not allowed"
+	case fiber.StatusTooManyRequests:
+		return "Too many requests"
+	case fiber.StatusInternalServerError:
+		return "Something went wrong"
+	}
+	return http.StatusText(status)
+}

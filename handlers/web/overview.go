@@ -1,0 +1,125 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// recentEvents is how many audit events the overview shows.
+const recentEvents = 10
+
+// Home is the signed-in user's home page: the overview for an owner, and
+// for support staff a page saying what they can do.
+func (h *Handlers) Home(c *fiber.Ctx) error {
+	a := actor(c)
+	if a.IsSupport() {
+		return h.page(c, fiber.StatusOK, "Support", views.NavOverview, views.SupportHomePage(views.SupportHome{Email: a.Email}))
+	}
+	o, err := h.store.AccountOverview(c.UserContext(), a)
+	if err != nil {
+		return err
+	}
+	events, err := h.store.LatestAuditEvents(c.UserContext(), a, recentEvents)
+	if err != nil {
+		return err
+	}
+	v := views.Overview{Alerts: accountAlerts(o), Resources: resourceCounts(o)}
+	for _, ev := range events {
+		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a)})
+	}
+	return h.page(c, fiber.StatusOK, "Overview", views.NavOverview, views.OverviewPage(v))
+}
+
+// resourceCounts are the overview's tiles. A resource gets its Href when
+// its pages exist.
+func resourceCounts(o *models.AccountOverview) []views.ResourceCount {
+	return []views.ResourceCount{
+		{Label: "Instances", Count: o.Instances, Note: "Running"},
+		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota, HasQuota: true},
+		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota, HasQuota: true},
+		{Label: "SSH keys", Count: o.SSHKeys},
+		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
+	}
+}
+
+// accountAlerts warns about what stops or will soon stop the API working.
+func accountAlerts(o *models.AccountOverview) []views.Alert {
+	var alerts []views.Alert
+	if !o.Account.Active() {
+		alerts = append(alerts, views.Alert{Kind: views.Danger, Title: "Your account is inactive",
+			Text: "The API refuses requests made with your keys. Contact support to reactivate the account."})
+	}
+	if !o.Account.BillingAddressValid {
+		alerts = append(alerts, views.Alert{Kind: views.Warning, Title: "Your billing address is invalid",
+			Text: "Creating filesystems and launching instances are refused until it is corrected. Contact support to update it."})
+	}
+	for _, q := range []struct {
+		what  string
+		used  int64
+		quota int
+	}{
+		{"filesystems", o.Filesystems, o.Account.FilesystemQuota},
+		{"firewall rulesets", o.Rulesets, o.Account.RulesetQuota},
+	} {
+		if !models.NearQuota(q.used, q.quota) {
+			continue
+		}
+		a := views.Alert{Kind: views.Warning, Title: "Close to your " + q.what + " quota",
+			Text: fmt.Sprintf("You have %d of %d %s. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what)}
+		if q.used >= int64(q.quota) {
+			a.Title = "Your " + q.what + " quota is reached"
+			a.Text = fmt.Sprintf("You have %d of %d %s, so new ones are refused. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what)
+		}
+		alerts = append(alerts, a)
+	}
+	return alerts
+}
+
+// eventSummaries name the events the dashboard knows in words; others
+// read "<resource> <action>". Resource pages add theirs here.
+var eventSummaries = map[string]string{
+	"session signed_in":  "Signed in to the dashboard",
+	"session signed_out": "Signed out of the dashboard",
+	"user created":       "User created",
+	"user updated":       "Password changed",
+	"api_key created":    "API key created",
+	"api_key deleted":    "API key revoked",
+	"account updated":    "Account changed by the operator",
+}
+
+// eventSummary says in words what an audit event records, naming the
+// object when the event carries its name or email.
+func eventSummary(ev models.AuditEvent) string {
+	s, ok := eventSummaries[ev.ResourceName+" "+ev.Action]
+	if !ok {
+		s = strings.ReplaceAll(ev.ResourceName+" "+ev.Action, "_", " ")
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	for _, key := range []string{"name", "email"} {
+		if v, ok := ev.AdditionalDetails[key].(string); ok && v != "" && ev.ResourceName != "session" {
+			return s + ": “" + v + "”"
+		}
+	}
+	return s
+}
+
+// eventActor names who caused an event, from the viewer's side.
+func eventActor(ev models.AuditEvent, viewer models.Actor) string {
+	switch {
+	case ev.ActorLRN == nil:
+		return "cloudplane"
+	case *ev.ActorLRN == "lrn:cloud:user:"+viewer.UserID:
+		if ev.RequestAPIKeyLRN != nil {
+			return "You, with an API key"
+		}
+		return "You"
+	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:operator:"):
+		return "The operator"
+	}
+	return "Another user"
+}

@@ -1,0 +1,43 @@
+package web
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// SetupForm shows the first-run form while the link is valid; a used or
+// unknown link gets the not-found page.
+func (h *Handlers) SetupForm(c *fiber.Ctx) error {
+	if err := h.store.CheckSetupToken(c.UserContext(), c.Params("token")); err != nil {
+		return err
+	}
+	v := views.Setup{Action: c.Path(), CSRF: csrfToken(c)}
+	return h.page(c, fiber.StatusOK, "Set up cloudplane", "", views.SetupPage(v))
+}
+
+// Setup creates the first owner and signs them in.
+func (h *Handlers) Setup(c *fiber.Ctx) error {
+	form := views.Form{Values: formValues(c, "email")}
+	sess, token, err := h.store.CompleteSetup(c.UserContext(), models.SetupInput{
+		Token: c.Params("token"), Email: form.Value("email"),
+		Password: c.FormValue("password"), PasswordConfirm: c.FormValue("password_confirm"),
+		SourceIP: c.IP(),
+	})
+	if err != nil {
+		status, err := formError(err, &form)
+		if err != nil {
+			return err
+		}
+		v := views.Setup{Action: c.Path(), Form: form, CSRF: csrfToken(c)}
+		return h.page(c, status, "Set up cloudplane", "", views.SetupPage(v))
+	}
+	startSession(c, token)
+	err = h.store.SetSessionFlash(c.UserContext(), sess.ID,
+		"Your account is ready. Generate an API key to use the API from scripts.")
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/")
+}

@@ -1,0 +1,201 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/web"
+	"cloudplane/models/modelstest"
+)
+
+// Every page but sign-in and setup needs a session; the sign-in page
+// brings the visitor back afterwards.
+func TestSignedOutVisitorsAreSentToSignIn(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	for _, path := range []string{"/", "/api-keys", "/account", "/api-keys/0123456789abcdef0123456789abcdef/revoke"} {
+		b.get(path).redirectsTo("/sign-in?next=" + url.QueryEscape(path))
+	}
+	b.post("/api-keys", url.Values{"name": {"x"}, "csrf_token": {""}}).expect(http.StatusForbidden)
+	b.htmx = true
+	b.get("/api-keys").expect(http.StatusNoContent).redirectsTo("/sign-in?next=%2Fapi-keys")
+}
+
+func TestSignIn(t *testing.T) {
+	e := newEnv(t)
+	owner := e.owner("ada@example.com")
+	e.clock.Advance(time.Second)
+	b := e.browser()
+	form := b.get("/sign-in?next=/api-keys").expect(http.StatusOK).
+		contains("<h1>Sign in</h1>", `name="next" value="/api-keys"`, `autocomplete="current-password"`)
+	if c := form.cookie("cloudplane_csrf"); c == nil || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("visitor CSRF cookie %+v", c)
+	}
+
+	res := b.post("/sign-in", url.Values{"email": {"Ada@Example.com"}, "password": {password}, "next": {"/api-keys"}})
+	res.redirectsTo("/api-keys")
+	c := res.cookie("cloudplane_session")
+	if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure || c.Path != "/" {
+		t.Fatalf("session cookie %+v", c)
+	}
+	b.get("/api-keys").expect(http.StatusOK).contains("ada@example.com", "Sign out")
+	b.get("/sign-in").redirectsTo("/")
+
+	ev := e.events(owner, 1)[0]
+	if ev.ResourceName != "session" || ev.Action != "signed_in" || *ev.ActorLRN != "lrn:cloud:user:"+owner.ID {
+		t.Fatalf("sign-in event %+v", ev)
+	}
+}
+
+// Over TLS, directly or behind a proxy that says so, cookies are Secure.
+func TestCookiesAreSecureOverTLS(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.browser()
+	b.header.Set("X-Forwarded-Proto", "https")
+	if c := b.get("/sign-in").cookie("cloudplane_csrf"); c == nil || !c.Secure {
+		t.Fatalf("CSRF cookie %+v", c)
+	}
+	res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}})
+	if c := res.cookie("cloudplane_session"); c == nil || !c.Secure {
+		t.Fatalf("session cookie %+v", c)
+	}
+}
+
+// A wrong password and an unknown email read the same, and the form
+// keeps the email but never the password.
+func TestSignInFailuresLookAlike(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.browser()
+	wrong := b.signIn("ada@example.com", "not the password").expect(http.StatusUnprocessableEntity).
+		contains("The email or password is incorrect.", `value="ada@example.com"`).lacks("not the password")
+	unknown := b.signIn("bob@example.com", password).expect(http.StatusUnprocessableEntity).
+		contains("The email or password is incorrect.", `value="bob@example.com"`)
+	if wrong.cookie("cloudplane_session") != nil || unknown.cookie("cloudplane_session") != nil {
+		t.Fatal("a failed sign-in set a session cookie")
+	}
+}
+
+// The next parameter only ever leads to a page of this site.
+func TestSignInRefusesOpenRedirects(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	for _, next := range []string{"//evil.example/", "https://evil.example/", `/\evil.example`, "evil"} {
+		b := e.browser()
+		b.get("/sign-in?next=" + url.QueryEscape(next)).lacks("evil.example")
+		b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}, "next": {next}}).redirectsTo("/")
+	}
+}
+
+// Signing in again replaces the browser's session: a session id planted
+// before sign-in is worthless after it.
+func TestSignInRotatesTheSession(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	old := b.cookies["cloudplane_session"]
+	b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}}).redirectsTo("/")
+	if b.cookies["cloudplane_session"] == old {
+		t.Fatal("session token not rotated")
+	}
+	stale := e.browser()
+	stale.cookies["cloudplane_session"] = old
+	stale.get("/").redirectsTo("/sign-in?next=%2F&notice=expired")
+}
+
+func TestSignOut(t *testing.T) {
+	e := newEnv(t)
+	owner := e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	e.clock.Advance(time.Second)
+	token := b.cookies["cloudplane_session"]
+	res := b.post("/sign-out", nil).redirectsTo("/sign-in?notice=signed-out")
+	if c := res.cookie("cloudplane_session"); c == nil || c.Value != "" {
+		t.Fatalf("session cookie not cleared: %+v", c)
+	}
+	b.get("/sign-in?notice=signed-out").contains("You have signed out.")
+	// The token is dead on the server too, not only forgotten by the browser.
+	replay := e.browser()
+	replay.cookies["cloudplane_session"] = token
+	replay.get("/").redirectsTo("/sign-in?next=%2F&notice=expired")
+	if ev := e.events(owner, 1)[0]; ev.Action != "signed_out" {
+		t.Fatalf("last event %+v", ev)
+	}
+}
+
+func TestSessionTimeouts(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+
+	idle := e.signedIn("ada@example.com")
+	e.clock.Advance(11 * time.Hour)
+	idle.get("/").expect(http.StatusOK)
+	e.clock.Advance(12*time.Hour + time.Second)
+	// A form left open past the session's end leads to sign-in, not to a
+	// CSRF refusal, and changes nothing.
+	late := *idle
+	late.cookies = map[string]string{"cloudplane_session": idle.cookies["cloudplane_session"]}
+	late.post("/api-keys", url.Values{"name": {"late"}}).redirectsTo("/sign-in?notice=expired")
+	if keys, _ := e.store.APIKeys(context.Background(), ada.Actor()); len(keys) != 0 {
+		t.Fatalf("a key was made after the session ended: %+v", keys)
+	}
+	idle.get("/account").redirectsTo("/sign-in?next=%2Faccount&notice=expired")
+	idle.get("/sign-in?notice=expired").contains("Your session has ended.")
+
+	busy := e.signedIn("ada@example.com")
+	for used := time.Duration(0); used < 7*24*time.Hour; used += 10 * time.Hour {
+		busy.get("/").expect(http.StatusOK)
+		e.clock.Advance(10 * time.Hour)
+	}
+	busy.get("/").redirectsTo("/sign-in?next=%2F&notice=expired")
+}
+
+func signInLimits(perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
+	return func(c *modelstest.Clock) web.Limits {
+		mem := func(burst int) ratelimit.Limiter {
+			l, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Minute, Burst: burst}, ratelimit.WithClock(c.Now))
+			if err != nil {
+				panic(err)
+			}
+			return l
+		}
+		return web.Limits{SignInPerAccount: mem(perAccount), SignInPerAddress: mem(perAddress)}
+	}
+}
+
+// Attempts on one account are throttled whatever their address; attempts
+// from one address are throttled whatever the account. A throttled attempt
+// is refused before the password is checked, even a right one.
+func TestSignInThrottle(t *testing.T) {
+	t.Run("per account", func(t *testing.T) {
+		e := newEnv(t, signInLimits(3, 100))
+		e.owner("ada@example.com")
+		for i := 0; i < 3; i++ {
+			b := e.browser()
+			b.header.Set("X-Forwarded-For", "192.0.2.1") // ignored: c.IP() is the peer
+			b.signIn("ada@example.com", "wrong password").expect(http.StatusUnprocessableEntity)
+		}
+		b := e.browser()
+		res := b.signIn("ADA@example.com", password).expect(http.StatusTooManyRequests).
+			contains("Too many sign-in attempts. Wait 60 seconds, then try again.")
+		if res.Header.Get("Retry-After") == "" || res.cookie("cloudplane_session") != nil {
+			t.Fatalf("throttled answer: %v", res.Header)
+		}
+		e.browser().signIn("bob@example.com", password).expect(http.StatusUnprocessableEntity)
+		e.clock.Advance(time.Minute)
+		b.signIn("ada@example.com", password).redirectsTo("/")
+	})
+	t.Run("per address", func(t *testing.T) {
+		e := newEnv(t, signInLimits(100, 2))
+		e.owner("ada@example.com")
+		b := e.browser()
+		b.signIn("x@example.com", password).expect(http.StatusUnprocessableEntity)
+		b.signIn("y@example.com", password).expect(http.StatusUnprocessableEntity)
+		b.signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+	})
+}

@@ -1,0 +1,135 @@
+// Package web serves the dashboard: server-rendered pages over the same
+// domain operations as the JSON API. Handlers parse a form into the
+// domain input, call one store method and render a views component: the
+// full page on a normal request, the same content as a fragment for htmx.
+package web
+
+import (
+	"log/slog"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/handlers/ratelimit"
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// Limits throttle sign-in attempts; a nil limiter is switched off.
+type Limits struct {
+	// SignInPerAccount counts attempts per email address, so one account
+	// cannot be guessed at speed from many addresses.
+	SignInPerAccount ratelimit.Limiter
+	// SignInPerAddress counts attempts per client address, so one client
+	// cannot try many accounts.
+	SignInPerAddress ratelimit.Limiter
+}
+
+// Config is what the dashboard needs.
+type Config struct {
+	Store  *models.Store
+	Log    *slog.Logger
+	Limits Limits
+}
+
+// Handlers serves the dashboard's pages.
+type Handlers struct {
+	store  *models.Store
+	log    *slog.Logger
+	limits Limits
+}
+
+// New returns the dashboard's handlers.
+func New(cfg Config) *Handlers {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits}
+}
+
+// isFragment reports whether the request wants the content alone: htmx
+// asked, and not to restore a page from history, which needs it whole.
+func isFragment(c *fiber.Ctx) bool {
+	return c.Get("HX-Request") == "true" && c.Get("HX-History-Restore-Request") != "true"
+}
+
+// render answers with content framed by the layout, or as a fragment for
+// htmx. Pages are private and may hold a secret shown once, so no cache
+// keeps them; Vary keeps fragments and pages apart in any cache that does.
+func render(c *fiber.Ctx, status int, m views.Meta, content templ.Component) error {
+	page := views.Page(m, content)
+	if isFragment(c) {
+		page = views.Fragment(m, content)
+	}
+	return renderAlone(c.Status(status), page)
+}
+
+// renderAlone answers with a component and nothing around it, for htmx
+// requests that target one element (the confirm dialog).
+func renderAlone(c *fiber.Ctx, content templ.Component) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Vary("HX-Request")
+	c.Type("html", "utf-8")
+	return content.Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// redirect sends the browser to a page after a change: 303 See Other, so
+// a reload does not repeat the change, or HX-Redirect for htmx.
+func redirect(c *fiber.Ctx, to string) error {
+	if c.Get("HX-Request") == "true" {
+		c.Set("HX-Redirect", to)
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return c.Redirect(to, fiber.StatusSeeOther)
+}
+
+// meta frames a page for whoever is signed in. The session's flash is
+// shown here, so it is cleared once rendered.
+func (h *Handlers) meta(c *fiber.Ctx, title, nav string) (views.Meta, error) {
+	m := views.Meta{Title: title, Nav: nav, CSRF: csrfToken(c)}
+	sess, u := signedIn(c)
+	if u == nil {
+		return m, nil
+	}
+	m.User = viewUser(u)
+	if sess.Flash != "" {
+		m.Flash = &views.Flash{Kind: views.Success, Text: sess.Flash}
+		if err := h.store.ClearSessionFlash(c.UserContext(), sess.ID); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+func viewUser(u *models.User) *views.User {
+	return &views.User{Email: u.Email, Support: u.Role == models.RoleSupport}
+}
+
+// page renders content with the meta for title and nav.
+func (h *Handlers) page(c *fiber.Ctx, status int, title, nav string, content templ.Component) error {
+	m, err := h.meta(c, title, nav)
+	if err != nil {
+		return err
+	}
+	return render(c, status, m, content)
+}
+
+// flash keeps msg for the signed-in user's next page.
+func (h *Handlers) flash(c *fiber.Ctx, msg string) error {
+	sess, _ := signedIn(c)
+	if sess == nil {
+		return nil
+	}
+	return h.store.SetSessionFlash(c.UserContext(), sess.ID, msg)
+}
+
+// formValues copies the named fields out of the request: Fiber reuses
+// its buffers after the handler returns.
+func formValues(c *fiber.Ctx, names ...string) map[string]string {
+	v := make(map[string]string, len(names))
+	for _, n := range names {
+		v[n] = strings.Clone(c.FormValue(n))
+	}
+	return v
+}

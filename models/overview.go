@@ -1,0 +1,57 @@
+package models
+
+import "context"
+
+// AccountOverview is what an owner's dashboard home shows about their
+// account: its state and how much of each resource it holds. A resource
+// gets its count here when its pages are added.
+type AccountOverview struct {
+	Account     Account
+	APIKeys     int64
+	SSHKeys     int64
+	Instances   int64 // booting, active or unhealthy
+	Filesystems int64
+	Rulesets    int64
+}
+
+// quotaNearShare is the share of a quota from which the dashboard warns.
+const quotaNearShare = 0.8
+
+// NearQuota reports whether used is close enough to quota to warn about
+// (80% or more; a zero quota is always reached).
+func NearQuota(used int64, quota int) bool {
+	return float64(used) >= quotaNearShare*float64(quota)
+}
+
+// AccountOverview counts the resources of the actor's account. Support
+// staff have no account and get CodeForbidden.
+func (s *Store) AccountOverview(ctx context.Context, actor Actor) (*AccountOverview, error) {
+	a, err := s.actorAccount(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	o := &AccountOverview{Account: *a}
+	counts := []struct {
+		n     *int64
+		model any
+		where string
+		args  []any
+	}{
+		{&o.APIKeys, &APIKey{}, "revoked_at IS NULL", nil},
+		{&o.SSHKeys, &SSHKey{}, "", nil},
+		// A booting instance whose boot has ended is active: running either way.
+		{&o.Instances, &Instance{}, "status IN ?", []any{instanceInUseStatuses}},
+		{&o.Filesystems, &Filesystem{}, "", nil},
+		{&o.Rulesets, &FirewallRuleset{}, "", nil},
+	}
+	for _, c := range counts {
+		q := s.read(ctx).Model(c.model).Where("account_id = ?", a.ID)
+		if c.where != "" {
+			q = q.Where(c.where, c.args...)
+		}
+		if err := q.Count(c.n).Error; err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}

@@ -1,0 +1,209 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm"
+)
+
+// sessionTouchInterval bounds how often a session's LastSeenAt is written:
+// the idle timeout needs minutes, not every request.
+const sessionTouchInterval = time.Minute
+
+// Session is a user signed in to the dashboard. The browser holds the
+// token in a cookie; only its SHA-256 is stored, so a copy of the database
+// signs nobody in.
+type Session struct {
+	ID         string    `gorm:"primaryKey;size:32"`
+	TokenHash  string    `gorm:"size:64;not null;uniqueIndex"`
+	UserID     string    `gorm:"size:32;not null;index"`
+	CSRFToken  string    `gorm:"size:64;not null"`
+	Flash      string    `gorm:"size:512;not null"` // shown once, on the next page
+	SourceIP   string    `gorm:"size:45;not null"`
+	CreatedAt  time.Time `gorm:"not null"`
+	LastSeenAt time.Time `gorm:"not null"`
+}
+
+// ErrNoSession is returned for a session token that is unknown, expired,
+// signed out, or whose user is deactivated: the visitor must sign in.
+var ErrNoSession = errors.New("no such session")
+
+var errBadCredentials = &Error{Code: CodeForbidden, Message: "The email or password is incorrect",
+	Suggestion: "Check both and try again"}
+
+// IsBadCredentials reports whether err is SignIn's answer to a wrong
+// email or password; it is the same answer for both.
+func IsBadCredentials(err error) bool { return errors.Is(err, errBadCredentials) }
+
+// SignInInput is a sign-in attempt. ReplacesToken is the session token
+// the browser already holds, if any: it is ended, so a session id fixed
+// before sign-in is worthless after it. SourceIP is recorded.
+type SignInInput struct {
+	Email         string
+	Password      string
+	ReplacesToken string
+	SourceIP      string
+}
+
+// SignIn checks the email and password and starts a session, recording a
+// session/signed_in event. It returns the session and its token, which is
+// never stored. An unknown email, a wrong password and a deactivated user
+// all fail with the same CodeForbidden error, in the same time.
+func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, error) {
+	u, err := s.UserByEmail(ctx, in.Email)
+	if err != nil {
+		if ErrorCode(err) != CodeNotFound {
+			return nil, "", err
+		}
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(in.Password))
+		return nil, "", errBadCredentials
+	}
+	if !u.CheckPassword(in.Password) || u.Status != UserActive {
+		return nil, "", errBadCredentials
+	}
+	var sess *Session
+	var token string
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if in.ReplacesToken != "" {
+			if err := tx.Where("token_hash = ?", hashSecret(in.ReplacesToken)).Delete(&Session{}).Error; err != nil {
+				return err
+			}
+		}
+		var err error
+		sess, token, err = s.startSession(tx, u, in.SourceIP)
+		return err
+	})
+	return sess, token, err
+}
+
+// startSession writes a new session for u, and its audit event, inside tx.
+// It also drops u's expired sessions, so abandoned ones do not pile up.
+func (s *Store) startSession(tx *gorm.DB, u *User, sourceIP string) (*Session, string, error) {
+	now := s.Now()
+	if err := tx.Where("user_id = ? AND (last_seen_at < ? OR created_at < ?)", u.ID,
+		now.Add(-s.cfg.SessionIdleTimeout), now.Add(-s.cfg.SessionMaxAge)).Delete(&Session{}).Error; err != nil {
+		return nil, "", err
+	}
+	token := randomHex(32)
+	sess := &Session{ID: NewID(), TokenHash: hashSecret(token), UserID: u.ID, CSRFToken: randomHex(32),
+		SourceIP: truncate(sourceIP, 45), CreatedAt: now, LastSeenAt: now}
+	if err := tx.Create(sess).Error; err != nil {
+		return nil, "", err
+	}
+	actor := u.Actor()
+	actor.SessionID = sess.ID
+	err := s.audit(tx, actor, actor.AccountID, "session", "signed_in", []string{lrn("session", sess.ID)},
+		map[string]any{"email": u.Email, "source_ip": sess.SourceIP})
+	return sess, token, err
+}
+
+// SessionByToken returns the session a browser's token stands for, with
+// its user. It fails with ErrNoSession when the session is unknown, idle
+// longer than the idle timeout, older than the maximum age, or its user is
+// deactivated; an expired session is deleted. LastSeenAt is written at
+// most once a minute.
+func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, *User, error) {
+	if token == "" || len(token) > 128 {
+		return nil, nil, ErrNoSession
+	}
+	var sess Session
+	err := s.read(ctx).Where("token_hash = ?", hashSecret(token)).Take(&sess).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil, ErrNoSession
+	} else if err != nil {
+		return nil, nil, err
+	}
+	now := s.Now()
+	if now.Sub(sess.LastSeenAt) > s.cfg.SessionIdleTimeout || now.Sub(sess.CreatedAt) > s.cfg.SessionMaxAge {
+		if err := s.read(ctx).Delete(&Session{}, "id = ?", sess.ID).Error; err != nil {
+			return nil, nil, translate(err)
+		}
+		return nil, nil, ErrNoSession
+	}
+	u, err := s.User(ctx, sess.UserID)
+	if ErrorCode(err) == CodeNotFound || err == nil && u.Status != UserActive {
+		return nil, nil, ErrNoSession
+	} else if err != nil {
+		return nil, nil, err
+	}
+	if now.Sub(sess.LastSeenAt) >= sessionTouchInterval {
+		sess.LastSeenAt = now
+		if err := s.read(ctx).Model(&sess).Update("last_seen_at", now).Error; err != nil {
+			return nil, nil, translate(err)
+		}
+	}
+	return &sess, u, nil
+}
+
+// SignOut ends the session the token stands for, recording a
+// session/signed_out event. An unknown token is already signed out.
+func (s *Store) SignOut(ctx context.Context, token string) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		var sess Session
+		err := tx.Where("token_hash = ?", hashSecret(token)).Take(&sess).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		var u User
+		if err := tx.Where("id = ?", sess.UserID).Take(&u).Error; err != nil {
+			return err
+		}
+		if err := tx.Delete(&sess).Error; err != nil {
+			return err
+		}
+		actor := u.Actor()
+		actor.SessionID = sess.ID
+		return s.audit(tx, actor, actor.AccountID, "session", "signed_out", []string{lrn("session", sess.ID)}, nil)
+	})
+}
+
+// SetSessionFlash keeps a message for the session's next page: the
+// dashboard redirects after a change and says on the next page what
+// happened. It is a note to the user, not a change of state, so it is not
+// audited.
+func (s *Store) SetSessionFlash(ctx context.Context, sessionID, msg string) error {
+	return translate(s.read(ctx).Model(&Session{}).Where("id = ?", sessionID).
+		Update("flash", truncate(msg, 512)).Error)
+}
+
+// ClearSessionFlash forgets the message once a page has shown it.
+func (s *Store) ClearSessionFlash(ctx context.Context, sessionID string) error {
+	return translate(s.read(ctx).Model(&Session{}).Where("id = ? AND flash <> ''", sessionID).
+		Update("flash", "").Error)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// truncate cuts s to at most n bytes, for free text stored in sized
+// columns, dropping a character the cut would split.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return strings.ToValidUTF8(s[:n], "")
+	}
+	return s
+}
+
+// dummyHashOnce returns a bcrypt hash of a random password, computed on
+// first use at the store's cost.
+func dummyHashOnce(cost int) func() []byte {
+	return sync.OnceValue(func() []byte {
+		h, err := bcrypt.GenerateFromPassword([]byte(randomHex(16)), cost)
+		if err != nil {
+			panic(err) // only for a cost outside bcrypt's range, a configuration bug
+		}
+		return h
+	})
+}

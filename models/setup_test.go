@@ -1,0 +1,103 @@
+package models_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+func TestSetupLinkWorksOnce(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	old := modelstest.Must[string](t)(store.StartSetup(ctx))
+	token := modelstest.Must[string](t)(store.StartSetup(ctx))
+	if token == "" || token == old {
+		t.Fatalf("tokens %q then %q", old, token)
+	}
+	if err := store.CheckSetupToken(ctx, old); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("replaced token: %v", err)
+	}
+	if err := store.CheckSetupToken(ctx, token); err != nil {
+		t.Fatalf("current token: %v", err)
+	}
+
+	// Invalid input names the fields and leaves the link usable.
+	_, _, err := store.CompleteSetup(ctx, models.SetupInput{Token: token, Email: "not an email", Password: "short", PasswordConfirm: "other"})
+	e, _ := models.AsError(err)
+	if e == nil || e.Fields["email"] == "" || e.Fields["password"] == "" || e.Fields["password_confirm"] == "" {
+		t.Fatalf("invalid input: %v", err)
+	}
+
+	in := models.SetupInput{Token: token, Email: "First@Example.com", Password: password, PasswordConfirm: password, SourceIP: "192.0.2.7"}
+	sess, secret, err := store.CompleteSetup(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, u, err := store.SessionByToken(ctx, secret)
+	if err != nil || u.ID != sess.UserID || u.Email != "first@example.com" || u.Role != models.RoleOwner || u.AccountID == nil {
+		t.Fatalf("signed-in user %+v, err %v", u, err)
+	}
+	events := modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, u.Actor(), 5))
+	if len(events) != 2 || events[0].Action != "signed_in" || events[1].ResourceName != "user" || events[1].Action != "created" ||
+		*events[1].ActorLRN != "lrn:cloud:user:"+u.ID {
+		t.Fatalf("events %+v", events)
+	}
+
+	if _, _, err := store.CompleteSetup(ctx, in); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("second use: %v", err)
+	}
+	if err := store.CheckSetupToken(ctx, token); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("check after use: %v", err)
+	}
+	if again := modelstest.Must[string](t)(store.StartSetup(ctx)); again != "" {
+		t.Fatalf("setup restarted with a user present: %q", again)
+	}
+}
+
+// Once any user exists, even one the operator made, no link opens setup.
+func TestSetupClosesWhenAUserExists(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	token := modelstest.Must[string](t)(store.StartSetup(ctx))
+	modelstest.Owner(t, store, "cli@example.com")
+	if err := store.CheckSetupToken(ctx, token); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("check: %v", err)
+	}
+	_, _, err := store.CompleteSetup(ctx, models.SetupInput{Token: token, Email: "late@example.com", Password: password, PasswordConfirm: password})
+	if models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("complete: %v", err)
+	}
+}
+
+// Two people racing with the same link: exactly one becomes the owner.
+func TestSetupRaceHasOneWinner(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	token := modelstest.Must[string](t)(store.StartSetup(ctx))
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			email := []string{"a@example.com", "b@example.com", "c@example.com", "d@example.com"}[i]
+			_, _, errs[i] = store.CompleteSetup(ctx, models.SetupInput{Token: token, Email: email, Password: password, PasswordConfirm: password})
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case models.ErrorCode(err) != models.CodeNotFound:
+			t.Errorf("loser got %v", err)
+		}
+	}
+	if n := modelstest.Must[int64](t)(store.UserCount(ctx)); won != 1 || n != 1 {
+		t.Fatalf("%d winners, %d users", won, n)
+	}
+}
