@@ -26,6 +26,13 @@ type Config struct {
 	Limits api.Limits
 	// SignIn throttles dashboard sign-in attempts.
 	SignIn web.Limits
+	// TrustedProxies are the addresses (or CIDR blocks) of reverse proxies
+	// whose ProxyHeader names the client. Without them the client is the
+	// peer of the connection, and the header is ignored.
+	TrustedProxies []string
+	// ProxyHeader carries the client address set by a trusted proxy. The
+	// proxy must overwrite it, not append to it (X-Real-IP in nginx).
+	ProxyHeader string
 
 	// extraAPIRoutes lets this package's tests mount routes (one that
 	// panics) under /api/v1 before the catch-all.
@@ -48,6 +55,12 @@ func New(cfg Config) *fiber.App {
 		IdleTimeout:           120 * time.Second,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(cfg.Log),
+		// Per-address limits (failed API keys, sign-ins) must see the real
+		// client behind a proxy, and only a trusted proxy may name it.
+		EnableTrustedProxyCheck: len(cfg.TrustedProxies) > 0,
+		TrustedProxies:          cfg.TrustedProxies,
+		ProxyHeader:             proxyHeader(cfg),
+		EnableIPValidation:      true,
 	})
 	app.Use(recover.New(recover.Config{
 		EnableStackTrace: true,
@@ -57,6 +70,18 @@ func New(cfg Config) *fiber.App {
 	}))
 	routes(app, cfg)
 	return app
+}
+
+func proxyHeader(cfg Config) string {
+	if len(cfg.TrustedProxies) == 0 {
+		return ""
+	}
+	if cfg.ProxyHeader == "" {
+		// Not X-Forwarded-For: its first entry is whatever the client sent
+		// when a proxy appends to it.
+		return "X-Real-IP"
+	}
+	return cfg.ProxyHeader
 }
 
 // errorHandler is the single place failures become responses: the JSON

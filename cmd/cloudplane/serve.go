@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ const shutdownGrace = 20 * time.Second
 
 type serveFlags struct {
 	addr, baseURL, database, logLevel string
+	trustedProxies, proxyHeader       string
 	redisURL                          string
 	rateLimit, launchRateLimit        string
 	capacity                          string
@@ -46,6 +48,8 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		"(e.g. gpu_1x_a10:us-east-1=4,gpu_8x_h100_sxm5:us-west-1=1); replaces the built-in default, "+
 		"so pairs not listed have none")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR blocks of reverse proxies allowed to name the client")
+	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,7 +79,12 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
 
-	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn})
+	proxies, err := parseProxies(f.trustedProxies)
+	if err != nil {
+		return err
+	}
+	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
+		TrustedProxies: proxies, ProxyHeader: f.proxyHeader})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
@@ -183,4 +192,23 @@ func redactDSN(dsn string) string {
 		return u.Redacted()
 	}
 	return "postgres://…"
+}
+
+// parseProxies reads --trusted-proxies, refusing anything that is not an
+// address or CIDR block so a typo cannot silently trust nobody (or all).
+func parseProxies(list string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				return nil, fmt.Errorf("--trusted-proxies: %q is not an address or CIDR block", p)
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
