@@ -106,9 +106,17 @@ func normalizeSourceNetwork(s string) (string, string) {
 	if prefix.Bits() == 0 {
 		return prefix.String(), ""
 	}
-	a := prefix.Addr()
-	if a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() || a.IsUnspecified() {
+	if !isPublicAddr(prefix.Addr()) {
 		return s, fmt.Sprintf("%q is not a public network", s)
 	}
 	return prefix.String(), ""
+}
+
+// isPublicAddr reports whether a is routable on the internet: not private,
+// loopback, link-local (which holds cloud metadata services), multicast or
+// unspecified.
+func isPublicAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	return !(a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() ||
+		a.IsMulticast() || a.IsUnspecified())
 }

@@ -24,6 +24,8 @@ func initialSchema() []any {
 		&Setting{}, &Account{}, &User{}, &APIKey{}, &AuditEvent{},
 		&Filesystem{}, &FirewallRuleset{},
 		&Instance{}, &InstanceFilesystem{}, &InstanceRuleset{},
+		&Ticket{}, &TicketComment{},
+		&WebhookEndpoint{}, &WebhookEvent{}, &WebhookDelivery{}, &WebhookAttempt{},
 	}
 }
 

@@ -24,6 +24,9 @@ type Config struct {
 	DefaultRulesetQuota    int
 	// PasswordCost is the bcrypt cost; tests lower it.
 	PasswordCost int
+	// WebhookAllowPrivate accepts webhook URLs on private, loopback and
+	// link-local hosts and plain http (development and tests).
+	WebhookAllowPrivate bool
 }
 
 // DefaultConfig is what `cloudplane serve` uses without flags.
