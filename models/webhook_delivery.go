@@ -170,12 +170,14 @@ func (s *Store) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids 
 	})
 }
 
-// NextWebhookDue is when the earliest pending delivery becomes claimable:
-// its next attempt, or the expiry of the lease a dispatcher holds on it.
-// Nil when nothing is pending.
+// NextWebhookDue is when the earliest pending delivery of an enabled
+// endpoint becomes claimable: its next attempt, or the expiry of the lease
+// a dispatcher holds on it. Nil when nothing is pending.
 func (s *Store) NextWebhookDue(ctx context.Context) (*time.Time, error) {
 	var due, leased []time.Time
-	db := s.read(ctx).Model(&WebhookDelivery{}).Where("status = ?", DeliveryPending).Session(&gorm.Session{})
+	db := s.read(ctx).Model(&WebhookDelivery{}).Where("status = ?", DeliveryPending).
+		Where("endpoint_id IN (?)", s.read(ctx).Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)).
+		Session(&gorm.Session{})
 	if err := db.Where("lease_until IS NULL").
 		Order("next_attempt_at").Limit(1).Pluck("next_attempt_at", &due).Error; err != nil {
 		return nil, err
