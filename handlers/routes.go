@@ -16,6 +16,10 @@ func routes(app *fiber.App, cfg Config) {
 	v1 := app.Group("/api/v1", api.RequestIDs, guard.Authenticate)
 
 	v1.Get("/regions", a.Regions)
+	v1.Get("/tickets", a.Tickets)
+	v1.Post("/tickets", a.CreateTicket)
+	v1.Get("/tickets/:ticket_id", a.Ticket)
+	v1.Patch("/tickets/:ticket_id", a.UpdateTicket)
 
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
