@@ -58,6 +58,7 @@ func (d *Dispatcher) send(ctx context.Context, job models.DeliveryJob) models.We
 		a.ErrorKind, a.Error = KindBlocked, errNotHTTPS.Error()
 		return a
 	}
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	var remote atomic.Pointer[string]
@@ -71,7 +72,6 @@ func (d *Dispatcher) send(ctx context.Context, job models.DeliveryJob) models.We
 		return a
 	}
 	req.Header = header
-	start := time.Now()
 	res, err := d.client.Do(req)
 	if addr := remote.Load(); addr != nil {
 		a.RemoteAddr = *addr

@@ -25,6 +25,8 @@ type serveFlags struct {
 	rateLimit, launchRateLimit         string
 	rateBurst                          int
 	bootTime                           time.Duration
+
+	webhooks webhookFlags
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
@@ -38,7 +40,12 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.redisURL, "redis-url", "", "share rate limits between replicas through this Redis (redis://...)")
 	fs.DurationVar(&f.bootTime, "instance-boot-time", 30*time.Second, "how long a simulated instance boots")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.webhooks.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	dispatch, err := f.webhooks.config()
+	if err != nil {
 		return err
 	}
 	log, err := newLogger(f.logLevel)
@@ -59,8 +66,15 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	cfg := models.DefaultConfig()
 	cfg.InstanceBootTime = f.bootTime
+	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
+	dispatch.Log = log
+	stopWebhooks := startWebhooks(store, dispatch, f.webhooks.retention)
+	// Deferred after store.Close, so it runs first: the dispatcher and the
+	// retention job stop once the HTTP server has drained, before the
+	// database closes.
+	defer stopWebhooks()
 
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits})
 	ln, err := net.Listen("tcp", f.addr)
