@@ -164,7 +164,10 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 				defer wg.Done()
 				d.deliver(sends, job)
 				<-slots
-				if d.backlog.Load() {
+				// With a backlog, claim again once a quarter of the workers
+				// are idle: one claim per finished attempt would make the
+				// claim's commit the bottleneck.
+				if d.backlog.Load() && cap(slots)-len(slots) >= max(1, cap(slots)/4) {
 					select {
 					case freed <- struct{}{}:
 					default:
