@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -40,7 +39,7 @@ type WebhookDelivery struct {
 }
 
 // WebhookAttempt is one try of a delivery, as the delivery log shows it.
-// The dispatcher fills in what it observed; RecordWebhookAttempt numbers it.
+// The dispatcher fills in what it observed; RecordWebhookAttempts numbers it.
 type WebhookAttempt struct {
 	ID              string              `gorm:"primaryKey;size:32"`
 	DeliveryID      string              `gorm:"size:32;not null;uniqueIndex:idx_webhook_attempts_number,priority:1"`
@@ -116,45 +115,95 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, owner string, limit 
 	return jobs, err
 }
 
-// RecordWebhookAttempt logs an attempt of a claimed delivery and, while
-// owner still holds the lease, moves the delivery on: succeeded, pending
-// until dec.RetryAt, or failed; the lease is released. An endpoint disabled
-// meanwhile turns a retry into a failure. dec.DisableEndpoint switches the
-// endpoint off in the same transaction (with an audit event).
-func (s *Store) RecordWebhookAttempt(ctx context.Context, owner string, job DeliveryJob, a WebhookAttempt, dec DeliveryDecision) error {
+// AttemptRecord is a finished attempt of a claimed delivery and what the
+// dispatcher decided from it.
+type AttemptRecord struct {
+	Job      DeliveryJob
+	Attempt  WebhookAttempt
+	Decision DeliveryDecision
+}
+
+// RecordWebhookAttempts logs attempts, in one transaction so that a busy
+// dispatcher commits once for many. For each, while owner still holds the
+// delivery's lease, it moves the delivery on: succeeded, pending until
+// Decision.RetryAt, or failed; the lease is released. An endpoint disabled
+// meanwhile turns a retry into a failure. Decision.DisableEndpoint switches
+// the endpoint off in the same transaction (with an audit event).
+func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records []AttemptRecord) error {
+	ids := make([]string, len(records))
+	for i, r := range records {
+		ids[i] = r.Job.DeliveryID
+	}
 	return s.write(ctx, func(tx *gorm.DB) error {
-		var d WebhookDelivery
-		err := tx.Clauses(forUpdate).Where("id = ?", job.DeliveryID).Take(&d).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil // pruned meanwhile: nothing left to log against
-		} else if err != nil {
+		var rows []WebhookDelivery
+		if err := tx.Clauses(forUpdate).Where("id IN ?", ids).Order("id").Find(&rows).Error; err != nil {
 			return err
 		}
-		now := s.Now()
-		a.ID, a.DeliveryID, a.Number, a.EndpointID, a.CreatedAt = NewID(), d.ID, d.Attempts+1, d.EndpointID, now
-		if err := tx.Create(&a).Error; err != nil {
-			return err
+		deliveries := make(map[string]*WebhookDelivery, len(rows))
+		for i := range rows {
+			deliveries[rows[i].ID] = &rows[i]
 		}
-		upd := map[string]any{"attempts": a.Number, "last_status_code": a.StatusCode, "last_error": truncate(a.Error, 1024), "updated_at": now}
-		if d.LeaseOwner == owner && d.LeaseUntil != nil {
-			upd["lease_owner"], upd["lease_until"], upd["tries"] = "", nil, d.Tries+1
-			switch {
-			case a.Succeeded:
-				upd["status"], upd["completed_at"] = DeliverySucceeded, now
-			case dec.RetryAt != nil && d.Status == DeliveryPending && dec.DisableEndpoint == "":
-				upd["next_attempt_at"] = dbTime(*dec.RetryAt)
-			default:
-				upd["status"], upd["completed_at"] = DeliveryFailed, now
+		var attempts []WebhookAttempt
+		updates := map[string]map[string]any{}
+		var disable []AttemptRecord
+		for _, r := range records {
+			d := deliveries[r.Job.DeliveryID]
+			if d == nil {
+				continue // pruned meanwhile: nothing left to log against
+			}
+			attempts = append(attempts, s.applyAttempt(d, owner, r, updates))
+			if r.Decision.DisableEndpoint != "" {
+				disable = append(disable, r)
 			}
 		}
-		if err := tx.Model(&d).Updates(upd).Error; err != nil {
-			return err
+		if len(attempts) > 0 {
+			if err := tx.Create(&attempts).Error; err != nil {
+				return err
+			}
 		}
-		if dec.DisableEndpoint != "" {
-			return s.disableEndpoint(tx, d.EndpointID, dec.DisableEndpoint)
+		for id, upd := range updates {
+			if err := tx.Model(&WebhookDelivery{}).Where("id = ?", id).Updates(upd).Error; err != nil {
+				return err
+			}
+		}
+		for _, r := range disable {
+			if err := s.disableEndpoint(tx, deliveries[r.Job.DeliveryID].EndpointID, r.Decision.DisableEndpoint); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
+}
+
+// applyAttempt numbers r's attempt against d and works out d's next state
+// into updates[d.ID] (d is kept current, should it appear twice).
+func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, updates map[string]map[string]any) WebhookAttempt {
+	now, a, dec := s.Now(), r.Attempt, r.Decision
+	d.Attempts++
+	a.ID, a.DeliveryID, a.Number, a.EndpointID, a.CreatedAt = NewID(), d.ID, d.Attempts, d.EndpointID, now
+	upd := updates[d.ID]
+	if upd == nil {
+		upd = map[string]any{}
+		updates[d.ID] = upd
+	}
+	upd["attempts"], upd["last_status_code"], upd["last_error"], upd["updated_at"] = d.Attempts, a.StatusCode, truncate(a.Error, 1024), now
+	if d.LeaseOwner != owner || d.LeaseUntil == nil {
+		return a // another process holds it now: log the attempt, leave the state to it
+	}
+	d.Tries++
+	d.LeaseOwner, d.LeaseUntil = "", nil
+	upd["lease_owner"], upd["lease_until"], upd["tries"] = "", nil, d.Tries
+	switch {
+	case a.Succeeded:
+		d.Status = DeliverySucceeded
+		upd["status"], upd["completed_at"] = DeliverySucceeded, now
+	case dec.RetryAt != nil && d.Status == DeliveryPending && dec.DisableEndpoint == "":
+		upd["next_attempt_at"] = dbTime(*dec.RetryAt)
+	default:
+		d.Status = DeliveryFailed
+		upd["status"], upd["completed_at"] = DeliveryFailed, now
+	}
+	return a
 }
 
 // ReleaseWebhookDeliveries gives up owner's leases without an attempt, so

@@ -9,13 +9,14 @@ import (
 )
 
 // attempt claims every due delivery as the dispatcher would and records
-// one attempt for each with the given status code.
+// one attempt with the given status code for each, in one batch.
 func (f *fixture) attempt(code int, retry bool) []models.DeliveryJob {
 	f.t.Helper()
 	jobs, err := f.store.ClaimWebhookDeliveries(f.ctx, "dispatcher", 100, time.Minute)
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	var records []models.AttemptRecord
 	for _, job := range jobs {
 		a := models.WebhookAttempt{URL: job.URL, StartedAt: f.clock.Now(), StatusCode: code, Succeeded: code < 300,
 			RequestHeaders: map[string]string{"Authorization": "Bearer " + models.MaskToken(job.Token)}, ResponseHeaders: map[string][]string{}}
@@ -27,9 +28,10 @@ func (f *fixture) attempt(code int, retry bool) []models.DeliveryJob {
 				dec.RetryAt = &at
 			}
 		}
-		if err := f.store.RecordWebhookAttempt(f.ctx, "dispatcher", job, a, dec); err != nil {
-			f.t.Fatal(err)
-		}
+		records = append(records, models.AttemptRecord{Job: job, Attempt: a, Decision: dec})
+	}
+	if err := f.store.RecordWebhookAttempts(f.ctx, "dispatcher", records); err != nil {
+		f.t.Fatal(err)
 	}
 	return jobs
 }
@@ -133,7 +135,7 @@ func TestLeaseGuardsTheDeliveryState(t *testing.T) {
 	}
 	late := models.WebhookAttempt{URL: jobs[0].URL, StartedAt: f.clock.Now(), StatusCode: 500, ErrorKind: "http", Error: "HTTP 500",
 		RequestHeaders: map[string]string{}, ResponseHeaders: map[string][]string{}}
-	if err := f.store.RecordWebhookAttempt(f.ctx, "first", jobs[0], late, models.DeliveryDecision{}); err != nil {
+	if err := f.store.RecordWebhookAttempts(f.ctx, "first", []models.AttemptRecord{{Job: jobs[0], Attempt: late}}); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := f.store.WebhookDelivery(f.ctx, f.support, jobs[0].DeliveryID)

@@ -86,13 +86,14 @@ func jitter(d time.Duration) time.Duration {
 // Dispatcher sends pending deliveries. Create it with New, register Wake
 // with the store's OnOutbox, and Run it.
 type Dispatcher struct {
-	store   *models.Store
-	cfg     Config
-	owner   string        // this dispatcher's lease owner id
-	lease   time.Duration // how long a claim holds
-	client  *http.Client
-	wake    chan struct{}
-	backlog atomic.Bool // the last claim filled every worker: more may be due
+	store    *models.Store
+	cfg      Config
+	owner    string        // this dispatcher's lease owner id
+	lease    time.Duration // how long a claim holds
+	client   *http.Client
+	wake     chan struct{}
+	finished chan finished // attempts for the recorder to store
+	backlog  atomic.Bool   // the last claim filled every worker: more may be due
 }
 
 // New returns a dispatcher over store.
@@ -101,9 +102,10 @@ func New(store *models.Store, cfg Config) *Dispatcher {
 	return &Dispatcher{
 		store: store, cfg: cfg, owner: models.NewID(),
 		// An attempt lasts at most Timeout; the rest covers storing it.
-		lease:  2*cfg.Timeout + 2*time.Second,
-		client: newClient(cfg),
-		wake:   make(chan struct{}, 1),
+		lease:    2*cfg.Timeout + 2*time.Second,
+		client:   newClient(cfg),
+		wake:     make(chan struct{}, 1),
+		finished: make(chan finished, cfg.Workers),
 	}
 }
 
@@ -122,6 +124,8 @@ func (d *Dispatcher) Wake() {
 func (d *Dispatcher) Run(ctx context.Context) error {
 	sends, stopSends := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSends()
+	stopRecorder, recorderDone := make(chan struct{}), make(chan struct{})
+	go d.record(stopRecorder, recorderDone)
 	slots := make(chan struct{}, d.cfg.Workers)
 	freed := make(chan struct{}, 1)
 	var wg sync.WaitGroup
@@ -131,6 +135,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			d.drain(&wg, stopSends)
+			close(stopRecorder)
+			<-recorderDone
+			d.releaseAll()
 			return nil
 		case <-d.wake:
 		case <-freed:
@@ -203,16 +210,16 @@ func (d *Dispatcher) nextPoll(ctx context.Context, saturated bool) time.Duration
 // released instead, and the delivery is due again at once elsewhere.
 func (d *Dispatcher) deliver(ctx context.Context, job models.DeliveryJob) {
 	attempt := d.send(ctx, job)
-	store, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
 	if ctx.Err() != nil && attempt.StatusCode == 0 {
-		if err := d.store.ReleaseWebhookDeliveries(store, d.owner, job.DeliveryID); err != nil {
+		release, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := d.store.ReleaseWebhookDeliveries(release, d.owner, job.DeliveryID); err != nil {
 			d.cfg.Log.Error("webhooks: releasing a delivery failed", "delivery", job.DeliveryID, "err", err)
 		}
 		return
 	}
 	dec := d.decide(job, attempt)
-	if err := d.store.RecordWebhookAttempt(store, d.owner, job, attempt, dec); err != nil {
+	if err := d.keep(models.AttemptRecord{Job: job, Attempt: attempt, Decision: dec}); err != nil {
 		d.cfg.Log.Error("webhooks: recording an attempt failed", "delivery", job.DeliveryID, "err", err)
 		return
 	}
@@ -236,7 +243,7 @@ func (d *Dispatcher) logAttempt(job models.DeliveryJob, a models.WebhookAttempt,
 }
 
 // drain waits for attempts in flight, up to ShutdownGrace, then cancels
-// them; finally it releases whatever this dispatcher still holds.
+// the rest.
 func (d *Dispatcher) drain(wg *sync.WaitGroup, stopSends context.CancelFunc) {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -248,6 +255,11 @@ func (d *Dispatcher) drain(wg *sync.WaitGroup, stopSends context.CancelFunc) {
 		stopSends()
 		<-done
 	}
+}
+
+// releaseAll gives back whatever this dispatcher still holds (normally
+// nothing by now), so the next process need not wait for leases to expire.
+func (d *Dispatcher) releaseAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := d.store.ReleaseWebhookDeliveries(ctx, d.owner); err != nil {
