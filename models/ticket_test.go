@@ -293,3 +293,46 @@ func TestEventExistsOnlyIfChangeCommitted(t *testing.T) {
 		t.Fatal("a rolled-back change woke the dispatcher")
 	}
 }
+
+// Concurrent changes to one ticket are serialised on its row: the same
+// move requested eight times at once is made once (one event, one audit
+// event), and eight concurrent comments all land, numbered in order.
+func TestConcurrentTicketChanges(t *testing.T) {
+	f := newFixture(t)
+	tk := f.incident(f.owner, "busy")
+	run := func(n int, op func(i int) error) {
+		t.Helper()
+		errs := make(chan error, n)
+		for i := 0; i < n; i++ {
+			go func() { errs <- op(i) }()
+		}
+		for i := 0; i < n; i++ {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run(8, func(int) error {
+		_, err := f.store.UpdateTicket(f.ctx, f.support, tk.ID, models.UpdateTicketInput{Status: ptr("pending")})
+		return err
+	})
+	if n := f.count(&models.WebhookEvent{}, "ticket_id = ? AND type = ?", tk.ID, models.EventTicketStatusChanged); n != 1 {
+		t.Fatalf("%d status_changed events for one move", n)
+	}
+	if n := f.count(&models.AuditEvent{}, "resource_name = ? AND action = ?", "ticket", "updated"); n != 1 {
+		t.Fatalf("%d audit events for one move", n)
+	}
+	run(8, func(i int) error {
+		_, err := f.store.UpdateTicket(f.ctx, f.owner, tk.ID, models.UpdateTicketInput{Comment: &models.TicketCommentInput{Body: "again"}})
+		return err
+	})
+	d, _ := f.store.Ticket(f.ctx, f.owner, tk.ID)
+	for i, c := range d.Comments {
+		if c.Seq != i {
+			t.Fatalf("comment %d has seq %d", i, c.Seq)
+		}
+	}
+	if len(d.Comments) != 9 {
+		t.Fatalf("%d comments, want 9", len(d.Comments))
+	}
+}
