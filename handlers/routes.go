@@ -47,6 +47,11 @@ func routes(app *fiber.App, cfg Config) {
 	v1.Post("/ssh-keys", a.CreateSSHKey)
 	v1.Delete("/ssh-keys/:id", a.DeleteSSHKey)
 
+	v1.Get("/tickets", a.Tickets)
+	v1.Post("/tickets", a.CreateTicket)
+	v1.Get("/tickets/:ticket_id", a.Ticket)
+	v1.Patch("/tickets/:ticket_id", a.UpdateTicket)
+
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
 	}

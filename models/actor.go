@@ -22,8 +22,27 @@ type Actor struct {
 // OperatorActor is the CLI run by whoever operates the server.
 var OperatorActor = Actor{Operator: true, Role: "operator"}
 
+// WebhooksActor is the webhook dispatcher, when a receiver's answer changes
+// settings (410 Gone disables the endpoint).
+var WebhooksActor = Actor{Role: roleSystem}
+
+const roleSystem = "system"
+
 // IsSupport reports whether the actor is support staff.
 func (a Actor) IsSupport() bool { return a.Role == RoleSupport }
+
+// isStaff reports whether the actor works across accounts: support staff
+// and the operator's CLI.
+func (a Actor) isStaff() bool { return a.IsSupport() || a.Operator }
+
+// scope returns the account a read is limited to: the owner's own, or for
+// staff the requested one ("" meaning every account).
+func (a Actor) scope(requested string) (string, error) {
+	if a.isStaff() {
+		return requested, nil
+	}
+	return a.ownAccount()
+}
 
 // lrn builds a Lambda-style resource name, lrn:cloud:<kind>:<id>.
 func lrn(kind, id string) string { return "lrn:cloud:" + kind + ":" + id }
@@ -35,6 +54,9 @@ func (a Actor) lrn() *string {
 		return &s
 	case a.Operator:
 		s := lrn("operator", "cli")
+		return &s
+	case a.Role == roleSystem:
+		s := lrn("service", "webhooks")
 		return &s
 	}
 	return nil

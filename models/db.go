@@ -53,6 +53,12 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if IsPostgres(dsn) {
+		// database/sql keeps 2 idle connections by default: under concurrent
+		// load (API requests, webhook workers) every other transaction would
+		// open a connection, and PostgreSQL forks a backend for each.
+		sqlDB.SetMaxIdleConns(32)
+	}
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {

@@ -32,6 +32,11 @@ const (
 	CodeInternal            Code = "global/internal-error"
 )
 
+// CodeTicketNotFound is what the reference answers for a ticket that does
+// not exist (or belongs to another account): the route-level code, with a
+// ticket message. It is the same code, so statusOf needs no entry for it.
+const CodeTicketNotFound = CodeRouteNotFound
+
 // Error is the one application error type. Domain operations return it;
 // each front door maps it exactly once (handlers/api to a status and
 // envelope, handlers/web to a message beside the field).

@@ -26,6 +26,8 @@ func initialSchema() []any {
 		&Instance{}, &InstanceFilesystem{}, &InstanceRuleset{},
 		&SSHKey{}, &CapacityLock{},
 		&Session{},
+		&Ticket{}, &TicketComment{},
+		&WebhookEndpoint{}, &WebhookEvent{}, &WebhookDelivery{}, &WebhookAttempt{},
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -185,15 +184,6 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// truncate cuts s to at most n bytes, for free text stored in sized
-// columns, dropping a character the cut would split.
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return strings.ToValidUTF8(s[:n], "")
-	}
-	return s
 }
 
 // dummyHashOnce returns a bcrypt hash of a random password, computed on

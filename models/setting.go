@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -17,22 +18,28 @@ type Setting struct {
 }
 
 // Secret returns the server-wide secret called name, creating a random
-// 256-bit one on first use. Concurrent first uses agree on one value.
+// 256-bit one on first use. Concurrent first uses agree on one value. Once
+// the secret exists it is a plain read, so callers on a request path (page
+// tokens) cost no write.
 func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	candidate := Setting{Name: "secret:" + name, Value: hex.EncodeToString(b[:])}
 	db := s.db.WithContext(ctx)
-	if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&candidate).Error; err != nil {
-		return nil, err
-	}
 	var stored Setting
-	if err := db.Where("name = ?", candidate.Name).Take(&stored).Error; err != nil {
+	err := db.Where("name = ?", "secret:"+name).Take(&stored).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		var b [32]byte
+		_, _ = rand.Read(b[:])
+		candidate := Setting{Name: "secret:" + name, Value: hex.EncodeToString(b[:])}
+		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&candidate).Error; err != nil {
+			return nil, err
+		}
+		err = db.Where("name = ?", candidate.Name).Take(&stored).Error
+	}
+	if err != nil {
 		return nil, err
 	}
 	v, err := hex.DecodeString(stored.Value)
 	if err != nil || len(v) != 32 {
-		return nil, errors.Join(errors.New("setting "+candidate.Name+" is corrupt"), err)
+		return nil, errors.Join(errors.New("setting "+stored.Name+" is corrupt"), err)
 	}
 	return v, nil
 }

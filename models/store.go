@@ -29,6 +29,9 @@ type Config struct {
 	// SessionMaxAge ends it this long after sign-in, used or not.
 	SessionIdleTimeout time.Duration
 	SessionMaxAge      time.Duration
+	// WebhookAllowPrivate accepts webhook URLs on private, loopback and
+	// link-local hosts and plain http (development and tests).
+	WebhookAllowPrivate bool
 }
 
 // DefaultConfig is what `cloudplane serve` uses without flags.

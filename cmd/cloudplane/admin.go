@@ -10,7 +10,7 @@ import (
 )
 
 // openStore opens and migrates the database for an operator command.
-func openStore(ctx context.Context, dsn string) (*models.Store, error) {
+func openStore(ctx context.Context, dsn string, opts ...models.Option) (*models.Store, error) {
 	db, err := models.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -18,7 +18,7 @@ func openStore(ctx context.Context, dsn string) (*models.Store, error) {
 	if err := models.Migrate(ctx, db); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	return models.NewStore(db), nil
+	return models.NewStore(db, opts...), nil
 }
 
 func migrate(ctx context.Context, args []string, stdout io.Writer) error {

@@ -25,6 +25,8 @@ commands:
   apikeys create   create an API key; prints the secret as the last line
   apikeys revoke   revoke an API key by its visible prefix
   accounts update  change an account's status, billing address or quotas
+  tickets set-status  move a ticket to another status, as support staff would
+  webhooks set     point an owner's webhook at a URL; prints the token as the last line
 
 Run 'cloudplane <command> -h' for a command's flags.
 `
@@ -38,6 +40,9 @@ var commands = map[string]command{
 	"apikeys create":  apikeysCreate,
 	"apikeys revoke":  apikeysRevoke,
 	"accounts update": accountsUpdate,
+
+	"tickets set-status": ticketsSetStatus,
+	"webhooks set":       webhooksSet,
 }
 
 func main() {

@@ -2,12 +2,9 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,35 +14,15 @@ import (
 	"cloudplane/models/modelstest"
 )
 
-// binary is the cloudplane command built once for these tests, so they
-// exercise exactly what an operator runs.
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cloudplane-cli")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "cloudplane")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 type result struct {
 	stdout, stderr string
 	exit           int
 }
 
-// cli runs the binary with args and extra environment.
-func cli(t *testing.T, env []string, args ...string) result {
+// cliEnv runs the binary with args and extra environment.
+func cliEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(cleanEnv(), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -59,43 +36,27 @@ func cli(t *testing.T, env []string, args ...string) result {
 	return r
 }
 
-// cleanEnv drops CLOUDPLANE_* variables of the developer's shell.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLOUDPLANE_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return lines[len(lines)-1]
-}
-
 func TestUserAndKeyLifecycle(t *testing.T) {
 	db := modelstest.DSN(t)
-	r := cli(t, nil, "users", "create", "--database", db, "--email", "Ada@Example.com", "--password", "a long enough password")
+	r := cliEnv(t, nil, "users", "create", "--database", db, "--email", "Ada@Example.com", "--password", "a long enough password")
 	if r.exit != 0 || !strings.Contains(r.stdout, "ada@example.com") {
 		t.Fatalf("users create: %+v", r)
 	}
-	r = cli(t, nil, "apikeys", "create", "--database", db, "--email", "ada@example.com", "--name", "ci")
+	r = cliEnv(t, nil, "apikeys", "create", "--database", db, "--email", "ada@example.com", "--name", "ci")
 	secret := lastLine(r.stdout)
 	if r.exit != 0 || !strings.HasPrefix(secret, "cpk_") || len(secret) < 64 {
 		t.Fatalf("apikeys create: %+v", r)
 	}
 	prefix := secret[:12]
-	r = cli(t, []string{"CLOUDPLANE_DATABASE=" + db}, "apikeys", "revoke", "--email", "ada@example.com", "--prefix", prefix)
+	r = cliEnv(t, []string{"CLOUDPLANE_DATABASE=" + db}, "apikeys", "revoke", "--email", "ada@example.com", "--prefix", prefix)
 	if r.exit != 0 || !strings.Contains(r.stdout, prefix) {
 		t.Fatalf("apikeys revoke via env database: %+v", r)
 	}
-	r = cli(t, nil, "apikeys", "revoke", "--database", db, "--email", "ada@example.com", "--prefix", prefix)
+	r = cliEnv(t, nil, "apikeys", "revoke", "--database", db, "--email", "ada@example.com", "--prefix", prefix)
 	if r.exit == 0 {
 		t.Fatalf("revoking twice succeeded: %+v", r)
 	}
-	r = cli(t, nil, "accounts", "update", "--database", db, "--email", "ada@example.com",
+	r = cliEnv(t, nil, "accounts", "update", "--database", db, "--email", "ada@example.com",
 		"--status", "inactive", "--billing-address", "invalid", "--filesystem-quota", "3", "--ruleset-quota", "4")
 	if r.exit != 0 || !strings.Contains(r.stdout, "status inactive, billing address invalid, filesystem quota 3, ruleset quota 4") {
 		t.Fatalf("accounts update: %+v", r)
@@ -122,7 +83,7 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := cli(t, nil, tc.args...)
+			r := cliEnv(t, nil, tc.args...)
 			if r.exit == 0 {
 				t.Fatalf("exit 0: %+v", r)
 			}
@@ -161,11 +122,12 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
-// startServer runs `cloudplane serve` and waits for /healthz.
-func startServer(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *logBuffer) {
+// startHealthy runs `cloudplane serve` with extra environment and waits
+// for /healthz.
+func startHealthy(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *logBuffer) {
 	t.Helper()
 	addr := freeAddr(t)
-	cmd := exec.Command(binary, append([]string{"serve", "--addr", addr}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
 	logs := &logBuffer{}
 	cmd.Stderr = logs
@@ -192,7 +154,7 @@ func startServer(t *testing.T, env []string, args ...string) (*exec.Cmd, string,
 
 func TestServeHealthAndGracefulStop(t *testing.T) {
 	db := modelstest.DSN(t)
-	cmd, base, logs := startServer(t, []string{"CLOUDPLANE_DATABASE=" + db})
+	cmd, base, logs := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + db})
 	res, err := http.Get(base + "/api/v1/regions")
 	if err != nil {
 		t.Fatal(err)

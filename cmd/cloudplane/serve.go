@@ -31,6 +31,8 @@ type serveFlags struct {
 	capacity                          string
 	rateBurst                         int
 	bootTime                          time.Duration
+
+	webhooks webhookFlags
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
@@ -50,7 +52,12 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR blocks of reverse proxies allowed to name the client")
 	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
+	f.webhooks.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	dispatch, err := f.webhooks.config()
+	if err != nil {
 		return err
 	}
 	log, err := newLogger(f.logLevel)
@@ -76,8 +83,15 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg := models.DefaultConfig()
 	cfg.InstanceBootTime = f.bootTime
 	cfg.Capacity = capacity
+	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
+	dispatch.Log = log
+	stopWebhooks := startWebhooks(store, dispatch, f.webhooks.retention)
+	// Deferred after store.Close, so it runs first: the dispatcher and the
+	// retention job stop once the HTTP server has drained, before the
+	// database closes.
+	defer stopWebhooks()
 
 	proxies, err := parseProxies(f.trustedProxies)
 	if err != nil {

@@ -16,7 +16,7 @@ var setupLink = regexp.MustCompile(`url=(\S+/setup/[0-9a-f]{64})`)
 func TestServePrintsTheSetupLinkWhileNoUserExists(t *testing.T) {
 	db := modelstest.DSN(t)
 	env := []string{"CLOUDPLANE_DATABASE=" + db}
-	_, base, logs := startServer(t, env, "--base-url", "https://cloud.example.com/")
+	_, base, logs := startHealthy(t, env, "--base-url", "https://cloud.example.com/")
 	m := setupLink.FindStringSubmatch(logs.String())
 	if m == nil || !strings.HasPrefix(m[1], "https://cloud.example.com/setup/") {
 		t.Fatalf("no setup link under the base URL in:\n%s", logs.String())
@@ -31,15 +31,15 @@ func TestServePrintsTheSetupLinkWhileNoUserExists(t *testing.T) {
 	}
 
 	// Without --base-url the link names the listening address.
-	_, base, logs = startServer(t, env)
+	_, base, logs = startHealthy(t, env)
 	if m := setupLink.FindStringSubmatch(logs.String()); m == nil || !strings.HasPrefix(m[1], base+"/setup/") {
 		t.Fatalf("want a link under %s in:\n%s", base, logs.String())
 	}
 
-	if r := cli(t, env, "users", "create", "--email", "ada@example.com", "--password", "correct horse battery"); r.exit != 0 {
+	if r := cliEnv(t, env, "users", "create", "--email", "ada@example.com", "--password", "correct horse battery"); r.exit != 0 {
 		t.Fatalf("users create: %+v", r)
 	}
-	_, _, logs = startServer(t, env)
+	_, _, logs = startHealthy(t, env)
 	if strings.Contains(logs.String(), "/setup/") {
 		t.Fatalf("setup link printed although a user exists:\n%s", logs.String())
 	}

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+)
+
+// ticketJSON is the reference's Ticket. Its status is the API's reading of
+// ours: new reads open and closed reads solved.
+type ticketJSON struct {
+	ID          string        `json:"id"`
+	Subject     string        `json:"subject"`
+	Description string        `json:"description"`
+	Type        string        `json:"type"`
+	Severity    *string       `json:"severity,omitempty"`
+	Status      string        `json:"status"`
+	CreatedAt   string        `json:"created_at"`
+	UpdatedAt   string        `json:"updated_at"`
+	ResolvedAt  *string       `json:"resolved_at,omitempty"`
+	Comments    []commentJSON `json:"comments"`
+}
+
+type commentJSON struct {
+	Body      string `json:"body"`
+	Author    string `json:"author"`
+	CreatedAt string `json:"created_at"`
+}
+
+// ticketCreatedJSON is the reference's TicketCreateResponse.
+type ticketCreatedJSON struct {
+	ID        string  `json:"id"`
+	Status    string  `json:"status"`
+	Type      string  `json:"type"`
+	Severity  *string `json:"severity,omitempty"`
+	CreatedAt string  `json:"created_at"`
+}
+
+type ticketListJSON struct {
+	Tickets   []ticketJSON `json:"tickets"`
+	PageToken *string      `json:"page_token"`
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func newTicketJSON(d models.TicketDetail) ticketJSON {
+	out := ticketJSON{ID: d.ID, Subject: d.Subject, Description: d.Description, Type: d.RequestType,
+		Severity: d.Severity, Status: models.APITicketStatus(d.Status),
+		CreatedAt: timestamp(d.CreatedAt), UpdatedAt: timestamp(d.UpdatedAt), Comments: make([]commentJSON, len(d.Comments))}
+	if d.ResolvedAt != nil {
+		resolved := timestamp(*d.ResolvedAt)
+		out.ResolvedAt = &resolved
+	}
+	for i, c := range d.Comments {
+		out.Comments[i] = commentJSON{Body: c.Body, Author: c.Author, CreatedAt: timestamp(c.CreatedAt)}
+	}
+	return out
+}
+
+// Tickets lists the account's tickets: filters status, type and severity
+// (repeatable, or comma-separated), order_by, direction, page_token.
+func (h *Handlers) Tickets(c *fiber.Ctx) error {
+	page, err := h.store.Tickets(c.UserContext(), Actor(c), models.TicketFilter{
+		APIStatuses: queryList(c, "status"), Types: queryList(c, "type"), Severities: queryList(c, "severity"),
+		OrderBy: c.Query("order_by"), Direction: c.Query("direction"), PageToken: c.Query("page_token"),
+	})
+	if err != nil {
+		return err
+	}
+	out := ticketListJSON{Tickets: make([]ticketJSON, len(page.Tickets)), PageToken: page.NextPageToken}
+	for i, d := range page.Tickets {
+		out.Tickets[i] = newTicketJSON(d)
+	}
+	return ok(c, out)
+}
+
+// queryList reads an array query parameter given as name=a&name=b, or as
+// name=a,b. The values are copies: fasthttp reuses its buffers.
+func queryList(c *fiber.Ctx, name string) []string {
+	var out []string
+	for _, raw := range c.Context().QueryArgs().PeekMulti(name) {
+		for _, v := range strings.Split(string(raw), ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// CreateTicket opens a ticket.
+func (h *Handlers) CreateTicket(c *fiber.Ctx) error {
+	var in models.CreateTicketInput
+	if err := decode(c, &in); err != nil {
+		return err
+	}
+	t, err := h.store.CreateTicket(c.UserContext(), Actor(c), in)
+	if err != nil {
+		return err
+	}
+	return ok(c, ticketCreatedJSON{ID: t.ID, Status: models.APITicketStatus(t.Status), Type: t.RequestType,
+		Severity: t.Severity, CreatedAt: timestamp(t.CreatedAt)})
+}
+
+// Ticket returns one ticket with its comments.
+func (h *Handlers) Ticket(c *fiber.Ctx) error {
+	d, err := h.store.Ticket(c.UserContext(), Actor(c), c.Params("ticket_id"))
+	if err != nil {
+		return err
+	}
+	return ok(c, newTicketJSON(*d))
+}
+
+// UpdateTicket solves a ticket, changes its severity or adds a comment,
+// and answers 202 with an empty object, as the reference does.
+func (h *Handlers) UpdateTicket(c *fiber.Ctx) error {
+	var in models.UpdateTicketInput
+	if err := decode(c, &in); err != nil {
+		return err
+	}
+	if _, err := h.store.UpdateTicket(c.UserContext(), Actor(c), c.Params("ticket_id"), in); err != nil {
+		return err
+	}
+	c.Status(fiber.StatusAccepted)
+	return ok(c, struct{}{})
+}

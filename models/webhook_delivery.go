@@ -1,0 +1,244 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Delivery statuses. A delivery is pending until an attempt succeeds or
+// the retry schedule runs out; a failed (or succeeded) delivery becomes
+// pending again only when someone redelivers it by hand.
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	DeliveryFailed    = "failed"
+)
+
+// WebhookDelivery is one event on its way to one endpoint. While a
+// dispatcher works on it, it holds a lease (owner and expiry); a lease that
+// expires, because its process died, lets another dispatcher take it over.
+type WebhookDelivery struct {
+	ID             string    `gorm:"primaryKey;size:32"`
+	EventID        string    `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:1"`
+	EndpointID     string    `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:2;index"`
+	Status         string    `gorm:"size:16;not null;index:idx_webhook_deliveries_due,priority:1"`
+	NextAttemptAt  time.Time `gorm:"not null;index:idx_webhook_deliveries_due,priority:2"`
+	Tries          int       `gorm:"not null"` // attempts since last queued: the position in the retry schedule
+	Attempts       int       `gorm:"not null"` // attempts ever
+	LeaseOwner     string    `gorm:"size:32;not null"`
+	LeaseUntil     *time.Time
+	LastStatusCode int        `gorm:"not null"`
+	LastError      string     `gorm:"size:1024;not null"`
+	CreatedAt      time.Time  `gorm:"not null;autoCreateTime:false;index"`
+	UpdatedAt      time.Time  `gorm:"not null;autoUpdateTime:false"`
+	CompletedAt    *time.Time // when it last succeeded or failed
+}
+
+// WebhookAttempt is one try of a delivery, as the delivery log shows it.
+// The dispatcher fills in what it observed; RecordWebhookAttempts numbers it.
+type WebhookAttempt struct {
+	ID              string              `gorm:"primaryKey;size:32"`
+	DeliveryID      string              `gorm:"size:32;not null;uniqueIndex:idx_webhook_attempts_number,priority:1"`
+	Number          int                 `gorm:"not null;uniqueIndex:idx_webhook_attempts_number,priority:2"`
+	EndpointID      string              `gorm:"size:32;not null;index:idx_webhook_attempts_endpoint_time,priority:1"`
+	URL             string              `gorm:"size:2048;not null"`
+	StartedAt       time.Time           `gorm:"not null;index:idx_webhook_attempts_endpoint_time,priority:2"`
+	Duration        time.Duration       `gorm:"not null"`
+	RemoteAddr      string              `gorm:"size:64;not null"`         // the address actually connected to
+	RequestHeaders  map[string]string   `gorm:"serializer:json;not null"` // as sent, token masked
+	StatusCode      int                 `gorm:"not null"`                 // 0 when no response came
+	ResponseHeaders map[string][]string `gorm:"serializer:json;not null"`
+	ResponseBody    []byte              // at most MaxCapturedBody bytes
+	BodyTruncated   bool                `gorm:"not null"`
+	ErrorKind       string              `gorm:"size:16;not null"` // dns, refused, timeout, tls, blocked, network, redirect, http
+	Error           string              `gorm:"size:1024;not null"`
+	Succeeded       bool                `gorm:"not null"`
+	CreatedAt       time.Time           `gorm:"not null;autoCreateTime:false"`
+}
+
+// MaxCapturedBody bounds how much of a receiver's answer the log keeps.
+const MaxCapturedBody = 64 << 10
+
+// DeliveryJob is a claimed delivery with everything sending it needs.
+type DeliveryJob struct {
+	DeliveryID string
+	EventID    string
+	EventType  string
+	Payload    string
+	EndpointID string
+	URL        string
+	Token      string
+	Secret     string
+	Tries      int
+}
+
+// DeliveryDecision is what the dispatcher concluded from an attempt.
+type DeliveryDecision struct {
+	// RetryAt schedules another try of a failed attempt; nil gives up.
+	RetryAt *time.Time
+	// DisableEndpoint, when set, switches the endpoint off with this reason.
+	DisableEndpoint string
+}
+
+// ClaimWebhookDeliveries leases up to limit due deliveries of enabled
+// endpoints to owner until lease from now. Deliveries leased by another
+// dispatcher are skipped (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite
+// serialises writers), so two dispatchers never claim the same delivery
+// while its lease holds. It is the dispatcher's operation, not a user's.
+func (s *Store) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int, lease time.Duration) ([]DeliveryJob, error) {
+	now := s.Now()
+	var jobs []DeliveryJob
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		var ids []string
+		enabled := tx.Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)
+		err := tx.Model(&WebhookDelivery{}).Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
+			Where("status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)", DeliveryPending, now, now).
+			Where("endpoint_id IN (?)", enabled).
+			Order("next_attempt_at, id").Limit(limit).Pluck("id", &ids).Error
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		if err := tx.Model(&WebhookDelivery{}).Where("id IN ?", ids).
+			Updates(map[string]any{"lease_owner": owner, "lease_until": now.Add(lease)}).Error; err != nil {
+			return err
+		}
+		return tx.Table("webhook_deliveries AS d").
+			Select("d.id AS delivery_id, d.event_id, d.tries, e.type AS event_type, e.payload, d.endpoint_id, p.url, p.token, p.secret").
+			Joins("JOIN webhook_events e ON e.id = d.event_id").
+			Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
+			Where("d.id IN ?", ids).Order("d.next_attempt_at, d.id").Scan(&jobs).Error
+	})
+	return jobs, err
+}
+
+// AttemptRecord is a finished attempt of a claimed delivery and what the
+// dispatcher decided from it.
+type AttemptRecord struct {
+	Job      DeliveryJob
+	Attempt  WebhookAttempt
+	Decision DeliveryDecision
+}
+
+// RecordWebhookAttempts logs attempts, in one transaction so that a busy
+// dispatcher commits once for many. For each, while owner still holds the
+// delivery's lease, it moves the delivery on: succeeded, pending until
+// Decision.RetryAt, or failed; the lease is released. An endpoint disabled
+// meanwhile turns a retry into a failure. Decision.DisableEndpoint switches
+// the endpoint off in the same transaction (with an audit event).
+func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records []AttemptRecord) error {
+	ids := make([]string, len(records))
+	for i, r := range records {
+		ids[i] = r.Job.DeliveryID
+	}
+	return s.write(ctx, func(tx *gorm.DB) error {
+		var rows []WebhookDelivery
+		if err := tx.Clauses(forUpdate).Where("id IN ?", ids).Order("id").Find(&rows).Error; err != nil {
+			return err
+		}
+		deliveries := make(map[string]*WebhookDelivery, len(rows))
+		for i := range rows {
+			deliveries[rows[i].ID] = &rows[i]
+		}
+		var attempts []WebhookAttempt
+		updates := map[string]map[string]any{}
+		var disable []AttemptRecord
+		for _, r := range records {
+			d := deliveries[r.Job.DeliveryID]
+			if d == nil {
+				continue // pruned meanwhile: nothing left to log against
+			}
+			attempts = append(attempts, s.applyAttempt(d, owner, r, updates))
+			if r.Decision.DisableEndpoint != "" {
+				disable = append(disable, r)
+			}
+		}
+		if len(attempts) > 0 {
+			if err := tx.Create(&attempts).Error; err != nil {
+				return err
+			}
+		}
+		for id, upd := range updates {
+			if err := tx.Model(&WebhookDelivery{}).Where("id = ?", id).Updates(upd).Error; err != nil {
+				return err
+			}
+		}
+		for _, r := range disable {
+			if err := s.disableEndpoint(tx, deliveries[r.Job.DeliveryID].EndpointID, r.Decision.DisableEndpoint); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// applyAttempt numbers r's attempt against d and works out d's next state
+// into updates[d.ID] (d is kept current, should it appear twice).
+func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, updates map[string]map[string]any) WebhookAttempt {
+	now, a, dec := s.Now(), r.Attempt, r.Decision
+	d.Attempts++
+	a.ID, a.DeliveryID, a.Number, a.EndpointID, a.CreatedAt = NewID(), d.ID, d.Attempts, d.EndpointID, now
+	upd := updates[d.ID]
+	if upd == nil {
+		upd = map[string]any{}
+		updates[d.ID] = upd
+	}
+	upd["attempts"], upd["last_status_code"], upd["last_error"], upd["updated_at"] = d.Attempts, a.StatusCode, truncate(a.Error, 1024), now
+	if d.LeaseOwner != owner || d.LeaseUntil == nil {
+		return a // another process holds it now: log the attempt, leave the state to it
+	}
+	d.Tries++
+	d.LeaseOwner, d.LeaseUntil = "", nil
+	upd["lease_owner"], upd["lease_until"], upd["tries"] = "", nil, d.Tries
+	switch {
+	case a.Succeeded:
+		d.Status = DeliverySucceeded
+		upd["status"], upd["completed_at"] = DeliverySucceeded, now
+	case dec.RetryAt != nil && d.Status == DeliveryPending && dec.DisableEndpoint == "":
+		upd["next_attempt_at"] = dbTime(*dec.RetryAt)
+	default:
+		d.Status = DeliveryFailed
+		upd["status"], upd["completed_at"] = DeliveryFailed, now
+	}
+	return a
+}
+
+// ReleaseWebhookDeliveries gives up owner's leases without an attempt, so
+// the next dispatcher takes the deliveries at once (graceful shutdown). No
+// ids releases every lease owner holds.
+func (s *Store) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids ...string) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		q := tx.Model(&WebhookDelivery{}).Where("lease_owner = ?", owner)
+		if len(ids) > 0 {
+			q = q.Where("id IN ?", ids)
+		}
+		return q.Updates(map[string]any{"lease_owner": "", "lease_until": nil}).Error
+	})
+}
+
+// NextWebhookDue is when the earliest pending delivery of an enabled
+// endpoint becomes claimable: its next attempt, or the expiry of the lease
+// a dispatcher holds on it. Nil when nothing is pending.
+func (s *Store) NextWebhookDue(ctx context.Context) (*time.Time, error) {
+	var due, leased []time.Time
+	db := s.read(ctx).Model(&WebhookDelivery{}).Where("status = ?", DeliveryPending).
+		Where("endpoint_id IN (?)", s.read(ctx).Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)).
+		Session(&gorm.Session{})
+	if err := db.Where("lease_until IS NULL").
+		Order("next_attempt_at").Limit(1).Pluck("next_attempt_at", &due).Error; err != nil {
+		return nil, err
+	}
+	if err := db.Where("lease_until IS NOT NULL").
+		Order("lease_until").Limit(1).Pluck("lease_until", &leased).Error; err != nil {
+		return nil, err
+	}
+	var next *time.Time
+	for _, t := range append(due, leased...) {
+		if next == nil || t.Before(*next) {
+			next = &t
+		}
+	}
+	return next, nil
+}

@@ -1,0 +1,137 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Webhook event types.
+const (
+	EventTicketCreated       = "ticket.created"
+	EventTicketStatusChanged = "ticket.status_changed" // the ticket stays open
+	EventTicketResolved      = "ticket.resolved"       // it became solved or closed
+	EventWebhookTest         = "webhook.test"          // sent on the owner's request
+)
+
+// WebhookAPIVersion labels the shape of event payloads; it changes only
+// when the shape does.
+const WebhookAPIVersion = "2026-01-01"
+
+// WebhookEvent is an outbox row: written in the same transaction as the
+// change it reports, so it exists if and only if the change committed.
+// Payload is the JSON envelope exactly as every delivery of it sends it.
+type WebhookEvent struct {
+	ID        string    `gorm:"primaryKey;size:32"`
+	AccountID string    `gorm:"size:32;not null;index"`
+	Type      string    `gorm:"size:64;not null"`
+	TicketID  *string   `gorm:"size:32;index"`
+	Payload   string    `gorm:"not null"`
+	CreatedAt time.Time `gorm:"not null;autoCreateTime:false;index"`
+}
+
+// EventEnvelope is the body of a delivery.
+type EventEnvelope struct {
+	ID         string `json:"id"`
+	Object     string `json:"object"` // always "event"
+	Type       string `json:"type"`
+	Created    int64  `json:"created"` // unix seconds
+	APIVersion string `json:"api_version"`
+	Data       any    `json:"data"`
+}
+
+// TicketEventData is the ticket as events carry it, with its full status
+// (new and closed included). Absent optional values are null.
+type TicketEventData struct {
+	Object      string  `json:"object"` // always "ticket"
+	ID          string  `json:"id"`
+	Subject     string  `json:"subject"`
+	Description string  `json:"description"`
+	RequestType string  `json:"request_type"`
+	Severity    *string `json:"severity"`
+	Status      string  `json:"status"`
+	CreatedAt   string  `json:"created_at"`
+	UpdatedAt   string  `json:"updated_at"`
+	InstanceIP  *string `json:"instance_ip"`
+	InstanceID  *string `json:"instance_id"`
+	ClusterID   *string `json:"cluster_id"`
+	Source      string  `json:"source"`
+}
+
+func ticketEventData(t *Ticket) TicketEventData {
+	return TicketEventData{Object: "ticket", ID: t.ID, Subject: t.Subject, Description: t.Description,
+		RequestType: t.RequestType, Severity: t.Severity, Status: t.Status,
+		CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: t.UpdatedAt.UTC().Format(time.RFC3339),
+		InstanceIP: t.InstanceIP, InstanceID: t.InstanceID, ClusterID: t.ClusterID, Source: t.Source}
+}
+
+func (s *Store) enqueueTicketEvent(tx *gorm.DB, typ string, t *Ticket) error {
+	_, err := s.enqueueEvent(tx, t.AccountID, typ, &t.ID, ticketEventData(t))
+	return err
+}
+
+// enqueueEvent writes an event and one pending delivery for each enabled
+// endpoint of the account, inside the caller's transaction. The caller
+// calls s.wake() once the transaction has committed.
+func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *string, data any) (*WebhookEvent, error) {
+	now := s.Now()
+	ev := WebhookEvent{ID: NewID(), AccountID: accountID, Type: typ, TicketID: ticketID, CreatedAt: now}
+	raw, err := json.Marshal(EventEnvelope{ID: ev.ID, Object: "event", Type: typ, Created: now.Unix(),
+		APIVersion: WebhookAPIVersion, Data: data})
+	if err != nil {
+		return nil, err
+	}
+	ev.Payload = string(raw)
+	if err := tx.Create(&ev).Error; err != nil {
+		return nil, err
+	}
+	var endpoints []string
+	if err := tx.Model(&WebhookEndpoint{}).Where("account_id = ? AND enabled = ?", accountID, true).
+		Pluck("id", &endpoints).Error; err != nil {
+		return nil, err
+	}
+	for _, endpointID := range endpoints {
+		d := WebhookDelivery{ID: NewID(), EventID: ev.ID, EndpointID: endpointID, Status: DeliveryPending,
+			NextAttemptAt: now, CreatedAt: now, UpdatedAt: now}
+		if err := tx.Create(&d).Error; err != nil {
+			return nil, err
+		}
+	}
+	return &ev, nil
+}
+
+// SendTestWebhookEvent queues a webhook.test event to the owner's endpoint,
+// so they can check their receiver. The endpoint must exist and be enabled
+// (CodeNotFound, CodeInvalidParameters). Recorded as an audit event.
+func (s *Store) SendTestWebhookEvent(ctx context.Context, actor Actor) (*WebhookEvent, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	var ev *WebhookEvent
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		var e WebhookEndpoint
+		err := tx.Where("account_id = ?", accountID).Take(&e).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return errNoWebhook
+		} else if err != nil {
+			return err
+		}
+		if !e.Enabled {
+			return InvalidField("enabled", "the webhook is disabled; enable it before sending a test event")
+		}
+		data := map[string]any{"object": "webhook_test", "message": "A test event sent from the cloudplane dashboard"}
+		if ev, err = s.enqueueEvent(tx, accountID, EventWebhookTest, nil, data); err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountID, "webhook", "tested", []string{lrn("webhook", e.ID)}, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.wake()
+	return ev, nil
+}

@@ -1,0 +1,330 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// DeliveryPageSize is how many deliveries a page of the log holds at most.
+const DeliveryPageSize = 50
+
+const deliveryPageSecret = "webhook-delivery-page-token"
+
+// DeliveryFilter selects deliveries for the log, newest first.
+type DeliveryFilter struct {
+	Statuses   []string
+	EventTypes []string
+	AccountID  string // staff only; owners always get their own
+	TicketID   string
+	PageToken  string
+	Limit      int // 0 or more than DeliveryPageSize means DeliveryPageSize
+}
+
+// Validate checks the filter's values.
+func (f *DeliveryFilter) Validate() error {
+	var fe FieldErrors
+	for _, st := range f.Statuses {
+		if st != DeliveryPending && st != DeliverySucceeded && st != DeliveryFailed {
+			fe.Add("status", fmt.Sprintf("must be pending, succeeded or failed, not %q", st))
+		}
+	}
+	known := []string{EventTicketCreated, EventTicketStatusChanged, EventTicketResolved, EventWebhookTest}
+	for _, t := range f.EventTypes {
+		if !slices.Contains(known, t) {
+			fe.Add("event_type", fmt.Sprintf("unknown event type %q", t))
+		}
+	}
+	if f.Limit <= 0 || f.Limit > DeliveryPageSize {
+		f.Limit = DeliveryPageSize
+	}
+	return fe.Err()
+}
+
+// DeliverySummary is a delivery as the log lists it.
+type DeliverySummary struct {
+	WebhookDelivery
+	EventType string
+	TicketID  *string
+	AccountID string
+	URL       string // the endpoint's URL now
+}
+
+// DeliveryPage is one page of the log; NextPageToken is nil on the last.
+type DeliveryPage struct {
+	Deliveries    []DeliverySummary
+	NextPageToken *string
+}
+
+func (s *Store) deliveries(ctx context.Context) *gorm.DB {
+	return s.read(ctx).Table("webhook_deliveries AS d").
+		Select("d.*, e.type AS event_type, e.ticket_id, e.account_id, p.url").
+		Joins("JOIN webhook_events e ON e.id = d.event_id").
+		Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id")
+}
+
+// WebhookDeliveries lists the delivery log a page at a time: owners their
+// account's deliveries, support staff everyone's (or one account's).
+func (s *Store) WebhookDeliveries(ctx context.Context, actor Actor, f DeliveryFilter) (*DeliveryPage, error) {
+	accountID, err := actor.scope(f.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	q := s.deliveries(ctx)
+	if accountID != "" {
+		q = q.Where("e.account_id = ?", accountID)
+	}
+	if len(f.Statuses) > 0 {
+		q = q.Where("d.status IN ?", f.Statuses)
+	}
+	if len(f.EventTypes) > 0 {
+		q = q.Where("e.type IN ?", f.EventTypes)
+	}
+	if f.TicketID != "" {
+		q = q.Where("e.ticket_id = ?", f.TicketID)
+	}
+	if f.PageToken != "" {
+		c, err := s.openCursor(ctx, deliveryPageSecret, f.PageToken, "created_at", true)
+		if err != nil {
+			return nil, err
+		}
+		q = c.after(q, "d.created_at", "d.id")
+	}
+	var rows []DeliverySummary
+	if err := q.Order(order("d.created_at", "d.id", true)).Limit(f.Limit + 1).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	page := &DeliveryPage{Deliveries: rows}
+	if len(rows) > f.Limit {
+		page.Deliveries = rows[:f.Limit]
+		last := rows[f.Limit-1]
+		token, err := s.signCursor(ctx, deliveryPageSecret, cursor{OrderBy: "created_at", Desc: true, At: last.CreatedAt, ID: last.ID})
+		if err != nil {
+			return nil, err
+		}
+		page.NextPageToken = &token
+	}
+	return page, nil
+}
+
+// DeliveryDetail is one delivery with the body it sends and every attempt,
+// oldest first; each attempt keeps the headers it sent, token masked.
+type DeliveryDetail struct {
+	DeliverySummary
+	RequestBody string
+	AttemptLog  []WebhookAttempt
+}
+
+// WebhookDelivery returns one delivery of the log. Another account's, or
+// an unknown id, is CodeNotFound.
+func (s *Store) WebhookDelivery(ctx context.Context, actor Actor, id string) (*DeliveryDetail, error) {
+	sum, err := s.findDelivery(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	out := &DeliveryDetail{DeliverySummary: *sum}
+	if err := s.read(ctx).Model(&WebhookEvent{}).Where("id = ?", sum.EventID).Pluck("payload", &out.RequestBody).Error; err != nil {
+		return nil, err
+	}
+	err = s.read(ctx).Where("delivery_id = ?", id).Order("number").Find(&out.AttemptLog).Error
+	return out, err
+}
+
+func (s *Store) findDelivery(ctx context.Context, actor Actor, id string) (*DeliverySummary, error) {
+	accountID, err := actor.scope("")
+	if err != nil {
+		return nil, err
+	}
+	if !IsID(id) {
+		return nil, NotFound("delivery", id)
+	}
+	q := s.deliveries(ctx).Where("d.id = ?", id)
+	if accountID != "" {
+		q = q.Where("e.account_id = ?", accountID)
+	}
+	var rows []DeliverySummary
+	if err := q.Limit(1).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, NotFound("delivery", id)
+	}
+	return &rows[0], nil
+}
+
+// WebhookHealth is how an endpoint has fared over the last day.
+type WebhookHealth struct {
+	Endpoint    WebhookEndpoint
+	Attempts    int64
+	Succeeded   int64
+	SuccessRate *float64 // nil without attempts
+	LastError   string   // of the latest failed attempt
+	LastErrorAt *time.Time
+}
+
+// HealthWindow is the span WebhookHealth looks back over.
+const HealthWindow = 24 * time.Hour
+
+// WebhookHealth reports the success rate and latest error of an account's
+// endpoint over HealthWindow: the owner's own, or for staff accountID's.
+func (s *Store) WebhookHealth(ctx context.Context, actor Actor, accountID string) (*WebhookHealth, error) {
+	e, err := s.Webhook(ctx, actor, accountID)
+	if err != nil {
+		return nil, err
+	}
+	h := &WebhookHealth{Endpoint: *e}
+	recent := s.read(ctx).Model(&WebhookAttempt{}).Where("endpoint_id = ? AND started_at >= ?", e.ID, s.Now().Add(-HealthWindow)).
+		Session(&gorm.Session{})
+	if err := recent.Count(&h.Attempts).Error; err != nil {
+		return nil, err
+	}
+	if err := recent.Where("succeeded = ?", true).Count(&h.Succeeded).Error; err != nil {
+		return nil, err
+	}
+	if h.Attempts > 0 {
+		rate := float64(h.Succeeded) / float64(h.Attempts)
+		h.SuccessRate = &rate
+	}
+	var last []WebhookAttempt
+	if err := recent.Where("succeeded = ?", false).Order("started_at DESC, number DESC").Limit(1).Find(&last).Error; err != nil {
+		return nil, err
+	}
+	if len(last) == 1 {
+		h.LastError, h.LastErrorAt = last[0].Error, &last[0].StartedAt
+	}
+	return h, nil
+}
+
+// RedeliverWebhook queues a finished delivery (failed or succeeded) again
+// with a fresh retry schedule, at once. Owners redeliver their account's;
+// support staff anyone's. A pending delivery, or one to a disabled
+// endpoint, is CodeInvalidParameters. The audit event names who asked.
+func (s *Store) RedeliverWebhook(ctx context.Context, actor Actor, id string) (*WebhookDelivery, error) {
+	sum, err := s.findDelivery(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	var d WebhookDelivery
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Clauses(forUpdate).Where("id = ?", id).Take(&d).Error; err != nil {
+			return err
+		}
+		if d.Status == DeliveryPending {
+			return InvalidField("status", "the delivery is still pending; it is redelivered on its own")
+		}
+		if err := requireEnabled(tx, d.EndpointID); err != nil {
+			return err
+		}
+		if _, err := s.requeue(tx, tx.Where("id = ?", id)); err != nil {
+			return err
+		}
+		return s.audit(tx, actor, sum.AccountID, "webhook_delivery", "redelivered", []string{lrn("webhook_delivery", id)},
+			map[string]any{"event_id": d.EventID, "event_type": sum.EventType, "previous_status": d.Status})
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.wake()
+	return &d, nil
+}
+
+// RedeliverFailedInput picks the failed deliveries to queue again.
+type RedeliverFailedInput struct {
+	AccountID string    // staff only; owners redeliver their own
+	Since     time.Time // deliveries created at or after this time
+}
+
+// RedeliverFailedWebhooks queues again every failed delivery of an
+// account's endpoint created since in.Since, and returns how many. One
+// audit event records who asked, since when and how many.
+func (s *Store) RedeliverFailedWebhooks(ctx context.Context, actor Actor, in RedeliverFailedInput) (int64, error) {
+	if in.Since.IsZero() {
+		return 0, InvalidField("since", "is required")
+	}
+	if actor.isStaff() && in.AccountID == "" {
+		return 0, InvalidField("account_id", "is required for support staff")
+	}
+	e, err := s.Webhook(ctx, actor, in.AccountID)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := requireEnabled(tx, e.ID); err != nil {
+			return err
+		}
+		q := tx.Where("endpoint_id = ? AND status = ? AND created_at >= ?", e.ID, DeliveryFailed, dbTime(in.Since))
+		if n, err = s.requeue(tx, q); err != nil || n == 0 {
+			return err
+		}
+		return s.audit(tx, actor, e.AccountID, "webhook_delivery", "redelivered", []string{lrn("webhook", e.ID)},
+			map[string]any{"since": dbTime(in.Since).Format(time.RFC3339Nano), "count": n})
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		s.wake()
+	}
+	return n, nil
+}
+
+func requireEnabled(tx *gorm.DB, endpointID string) error {
+	var e WebhookEndpoint
+	if err := tx.Where("id = ?", endpointID).Take(&e).Error; err != nil {
+		return err
+	}
+	if !e.Enabled {
+		return InvalidField("enabled", "the webhook is disabled; enable it before redelivering")
+	}
+	return nil
+}
+
+// requeue makes the deliveries q selects pending again, due now, with a
+// fresh retry schedule, and returns how many.
+func (s *Store) requeue(tx *gorm.DB, q *gorm.DB) (int64, error) {
+	now := s.Now()
+	res := q.Model(&WebhookDelivery{}).Updates(map[string]any{"status": DeliveryPending, "tries": 0,
+		"next_attempt_at": now, "completed_at": nil, "lease_owner": "", "lease_until": nil, "updated_at": now})
+	return res.RowsAffected, res.Error
+}
+
+// PruneWebhookLog deletes the finished deliveries (with their attempts) of
+// events older than before, then those events once nothing refers to them,
+// a batch per transaction so that writers are never held up for long. It
+// returns how many deliveries it deleted. The retention job calls it.
+func (s *Store) PruneWebhookLog(ctx context.Context, before time.Time) (int64, error) {
+	before = dbTime(before)
+	var total int64
+	for {
+		var ids []string
+		err := s.read(ctx).Table("webhook_deliveries AS d").Joins("JOIN webhook_events e ON e.id = d.event_id").
+			Where("e.created_at < ? AND d.status <> ?", before, DeliveryPending).Limit(500).Pluck("d.id", &ids).Error
+		if err != nil {
+			return total, err
+		}
+		if len(ids) == 0 {
+			break
+		}
+		err = s.write(ctx, func(tx *gorm.DB) error {
+			if err := tx.Where("delivery_id IN ?", ids).Delete(&WebhookAttempt{}).Error; err != nil {
+				return err
+			}
+			return tx.Where("id IN ? AND status <> ?", ids, DeliveryPending).Delete(&WebhookDelivery{}).Error
+		})
+		if err != nil {
+			return total, err
+		}
+		total += int64(len(ids))
+	}
+	return total, s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Where("created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)", before).
+			Delete(&WebhookEvent{}).Error
+	})
+}

@@ -1,0 +1,46 @@
+package webhooks
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"code.dny.dev/ssrf"
+)
+
+// errNotHTTPS refuses plain http when private destinations are not allowed:
+// a webhook carries a bearer token and ticket contents.
+var errNotHTTPS = errors.New("webhook URLs must use https")
+
+// newClient builds the HTTP client deliveries go through. Unless
+// AllowPrivate, its dialer checks every address it is about to connect to
+// (after DNS resolution, so a name that resolves to a private address, or
+// is rebound to one, is refused) against the IANA special-purpose
+// registries: loopback, private, link-local (cloud metadata), CGNAT,
+// multicast and the rest. Redirects are never followed and no proxy is
+// used, so nothing connects on the dispatcher's behalf past the guard.
+func newClient(cfg Config) *http.Client {
+	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
+	if !cfg.AllowPrivate {
+		// Any port: receivers often listen on 8443 and the like; the
+		// address check is what keeps requests off internal services.
+		dialer.Control = ssrf.New(ssrf.WithAnyPort()).Safe
+	}
+	transport := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   cfg.Timeout,
+		ResponseHeaderTimeout: cfg.Timeout,
+		MaxIdleConns:          4 * cfg.Workers,
+		MaxIdleConnsPerHost:   cfg.Workers,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	return &http.Client{
+		Transport: transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}

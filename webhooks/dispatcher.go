@@ -1,0 +1,268 @@
+// Package webhooks delivers the outbox that models writes: it claims due
+// deliveries under a lease, POSTs each event to its endpoint (signed the
+// Standard Webhooks way, through a dialer that refuses private addresses),
+// logs every attempt and retries on a schedule. Several processes may run
+// it against one PostgreSQL database; leases keep them off each other's
+// deliveries and hand a crashed process's work to the survivors.
+package webhooks
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cloudplane/models"
+)
+
+// DefaultSchedule is the wait before each retry: ten attempts over about
+// four days.
+var DefaultSchedule = []time.Duration{
+	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour,
+}
+
+// Defaults of Config.
+const (
+	DefaultTimeout       = 15 * time.Second
+	DefaultWorkers       = 16
+	DefaultPollInterval  = 5 * time.Second
+	DefaultShutdownGrace = 10 * time.Second
+)
+
+// Config tunes a Dispatcher; zero values take the defaults.
+type Config struct {
+	Schedule      []time.Duration // waits before the retries
+	Timeout       time.Duration   // for one attempt, connect to last header
+	AllowPrivate  bool            // allow private, loopback, link-local hosts and plain http
+	Workers       int             // attempts in flight at once
+	PollInterval  time.Duration   // fallback when no wake-up comes
+	ShutdownGrace time.Duration   // how long in-flight attempts may finish on stop
+	Version       string          // in the User-Agent
+	Log           *slog.Logger
+	// Jitter spreads a retry delay; nil means ±20% at random.
+	Jitter func(time.Duration) time.Duration
+	// Recorded, when set, is called after each attempt has been stored.
+	Recorded func(models.DeliveryJob, models.WebhookAttempt, models.DeliveryDecision)
+}
+
+func (c Config) withDefaults() Config {
+	if c.Schedule == nil {
+		c.Schedule = DefaultSchedule
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Workers <= 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = DefaultPollInterval
+	}
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = DefaultShutdownGrace
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	if c.Jitter == nil {
+		c.Jitter = jitter
+	}
+	return c
+}
+
+// jitter spreads d by up to 20% either way, so that deliveries failed
+// together do not retry together.
+func jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// Dispatcher sends pending deliveries. Create it with New, register Wake
+// with the store's OnOutbox, and Run it.
+type Dispatcher struct {
+	store    *models.Store
+	cfg      Config
+	owner    string        // this dispatcher's lease owner id
+	lease    time.Duration // how long a claim holds
+	client   *http.Client
+	wake     chan struct{}
+	finished chan finished // attempts for the recorder to store
+	backlog  atomic.Bool   // the last claim filled every worker: more may be due
+}
+
+// New returns a dispatcher over store.
+func New(store *models.Store, cfg Config) *Dispatcher {
+	cfg = cfg.withDefaults()
+	return &Dispatcher{
+		store: store, cfg: cfg, owner: models.NewID(),
+		// An attempt lasts at most Timeout; the rest covers storing it.
+		lease:    2*cfg.Timeout + 2*time.Second,
+		client:   newClient(cfg),
+		wake:     make(chan struct{}, 1),
+		finished: make(chan finished, cfg.Workers),
+	}
+}
+
+// Wake makes Run look for due deliveries now. It never blocks, so the
+// store may call it after every commit.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx ends, then lets attempts in flight finish for up
+// to ShutdownGrace, cancels the rest and releases their leases so the next
+// process takes them over at once.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	sends, stopSends := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSends()
+	stopRecorder, recorderDone := make(chan struct{}), make(chan struct{})
+	go d.record(stopRecorder, recorderDone)
+	slots := make(chan struct{}, d.cfg.Workers)
+	freed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			d.drain(&wg, stopSends)
+			close(stopRecorder)
+			<-recorderDone
+			d.releaseAll()
+			return nil
+		case <-d.wake:
+		case <-freed:
+		case <-timer.C:
+		}
+		saturated := d.dispatch(ctx, sends, slots, freed, &wg)
+		timer.Reset(d.nextPoll(ctx, saturated))
+	}
+}
+
+// dispatch claims as many due deliveries as there are idle workers and
+// starts them, until fewer are due; it reports whether every worker is busy.
+func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan struct{}, wg *sync.WaitGroup) bool {
+	for {
+		idle := cap(slots) - len(slots)
+		if idle == 0 {
+			d.backlog.Store(true)
+			return true
+		}
+		jobs, err := d.store.ClaimWebhookDeliveries(ctx, d.owner, idle, d.lease)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.cfg.Log.Error("webhooks: claiming deliveries failed", "err", err)
+			}
+			return false
+		}
+		for _, job := range jobs {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d.deliver(sends, job)
+				<-slots
+				// With a backlog, claim again once a quarter of the workers
+				// are idle: one claim per finished attempt would make the
+				// claim's commit the bottleneck.
+				if d.backlog.Load() && cap(slots)-len(slots) >= max(1, cap(slots)/4) {
+					select {
+					case freed <- struct{}{}:
+					default:
+					}
+				}
+			}()
+		}
+		if len(jobs) < idle {
+			d.backlog.Store(false)
+			return false
+		}
+	}
+}
+
+// nextPoll is how long to wait for a wake-up before looking again: until
+// the next delivery falls due, at most PollInterval.
+func (d *Dispatcher) nextPoll(ctx context.Context, saturated bool) time.Duration {
+	wait := d.cfg.PollInterval
+	if saturated || ctx.Err() != nil {
+		return wait // a worker finishing wakes the loop
+	}
+	due, err := d.store.NextWebhookDue(ctx)
+	if err != nil || due == nil {
+		return wait
+	}
+	// A floor keeps a delivery that is due but cannot be claimed (another
+	// process holds it) from turning the loop into a spin.
+	return min(wait, max(due.Sub(d.store.Now()), 50*time.Millisecond))
+}
+
+// deliver makes one attempt and stores it with the decision it leads to.
+// An attempt cut short by shutdown is not an attempt: the lease is
+// released instead, and the delivery is due again at once elsewhere.
+func (d *Dispatcher) deliver(ctx context.Context, job models.DeliveryJob) {
+	attempt := d.send(ctx, job)
+	if ctx.Err() != nil && attempt.StatusCode == 0 {
+		release, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := d.store.ReleaseWebhookDeliveries(release, d.owner, job.DeliveryID); err != nil {
+			d.cfg.Log.Error("webhooks: releasing a delivery failed", "delivery", job.DeliveryID, "err", err)
+		}
+		return
+	}
+	dec := d.decide(job, attempt)
+	if err := d.keep(models.AttemptRecord{Job: job, Attempt: attempt, Decision: dec}); err != nil {
+		d.cfg.Log.Error("webhooks: recording an attempt failed", "delivery", job.DeliveryID, "err", err)
+		return
+	}
+	d.logAttempt(job, attempt, dec)
+	if d.cfg.Recorded != nil {
+		d.cfg.Recorded(job, attempt, dec)
+	}
+}
+
+func (d *Dispatcher) logAttempt(job models.DeliveryJob, a models.WebhookAttempt, dec models.DeliveryDecision) {
+	switch {
+	case a.Succeeded:
+		d.cfg.Log.Debug("webhook delivered", "delivery", job.DeliveryID, "event", job.EventID, "status", a.StatusCode)
+	case dec.DisableEndpoint != "":
+		d.cfg.Log.Warn("webhook endpoint disabled", "endpoint", job.EndpointID, "reason", dec.DisableEndpoint)
+	case dec.RetryAt == nil:
+		d.cfg.Log.Warn("webhook delivery failed for good", "delivery", job.DeliveryID, "error", a.Error)
+	default:
+		d.cfg.Log.Info("webhook attempt failed", "delivery", job.DeliveryID, "error", a.Error, "retry_at", dec.RetryAt)
+	}
+}
+
+// drain waits for attempts in flight, up to ShutdownGrace, then cancels
+// the rest.
+func (d *Dispatcher) drain(wg *sync.WaitGroup, stopSends context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	grace := time.NewTimer(d.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		stopSends()
+		<-done
+	}
+}
+
+// releaseAll gives back whatever this dispatcher still holds (normally
+// nothing by now), so the next process need not wait for leases to expire.
+func (d *Dispatcher) releaseAll() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.store.ReleaseWebhookDeliveries(ctx, d.owner); err != nil {
+		d.cfg.Log.Error("webhooks: releasing leases on shutdown failed", "err", err)
+	}
+}
