@@ -81,4 +81,22 @@ func routes(app *fiber.App, cfg Config) {
 	app.Post("/api-keys", web.RequireUser, w.CreateAPIKey)
 	app.Get("/api-keys/:id/revoke", web.RequireUser, w.ConfirmRevokeAPIKey)
 	app.Post("/api-keys/:id/revoke", web.RequireUser, w.RevokeAPIKey)
+
+	app.Get("/filesystems", web.RequireUser, w.Filesystems)
+	app.Post("/filesystems", web.RequireUser, w.CreateFilesystem)
+	app.Get("/filesystems/:id/delete", web.RequireUser, w.ConfirmDeleteFilesystem)
+	app.Post("/filesystems/:id/delete", web.RequireUser, w.DeleteFilesystem)
+
+	app.Get("/firewall", web.RequireUser, w.InboundRules)
+	app.Post("/firewall", web.RequireUser, w.SaveInboundRules)
+	app.Get("/firewall/global", web.RequireUser, w.GlobalRules)
+	app.Post("/firewall/global", web.RequireUser, w.SaveGlobalRules)
+	app.Get("/firewall/rulesets", web.RequireUser, w.Rulesets)
+	app.Post("/firewall/rulesets", web.RequireUser, w.CreateRuleset)
+	// The fixed path before :id, which would swallow it.
+	app.Get("/firewall/rulesets/new", web.RequireUser, w.NewRuleset)
+	app.Get("/firewall/rulesets/:id", web.RequireUser, w.Ruleset)
+	app.Post("/firewall/rulesets/:id", web.RequireUser, w.UpdateRuleset)
+	app.Get("/firewall/rulesets/:id/delete", web.RequireUser, w.ConfirmDeleteRuleset)
+	app.Post("/firewall/rulesets/:id/delete", web.RequireUser, w.DeleteRuleset)
 }

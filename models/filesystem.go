@@ -75,14 +75,39 @@ func (s *Store) Filesystems(ctx context.Context, actor Actor) ([]FilesystemView,
 		return nil, err
 	}
 	out := []FilesystemView{}
-	err = s.read(ctx).Table("filesystems").
+	err = s.filesystemViews(ctx, accountID).Order("filesystems.name").Scan(&out).Error
+	return out, err
+}
+
+// Filesystem returns a filesystem of the actor's account as the list
+// shows it, or CodeNotFound.
+func (s *Store) Filesystem(ctx context.Context, actor Actor, id string) (*FilesystemView, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	if !IsID(id) {
+		return nil, filesystemNotFound(id)
+	}
+	var out []FilesystemView
+	if err := s.filesystemViews(ctx, accountID).Where("filesystems.id = ?", id).Scan(&out).Error; err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, filesystemNotFound(id)
+	}
+	return &out[0], nil
+}
+
+// filesystemViews selects the account's filesystems with their creators
+// and in-use flags joined in.
+func (s *Store) filesystemViews(ctx context.Context, accountID string) *gorm.DB {
+	return s.read(ctx).Table("filesystems").
 		Select("filesystems.*, COALESCE(users.email, '') AS creator_email, COALESCE(users.status, ?) AS creator_status, "+
 			heldSQL("instance_filesystems", "filesystem_id", "filesystems.id")+" AS in_use",
 			UserDeactivated, instanceInUseStatuses).
 		Joins("LEFT JOIN users ON users.id = filesystems.created_by_user_id").
-		Where("filesystems.account_id = ?", accountID).
-		Order("filesystems.name").Scan(&out).Error
-	return out, err
+		Where("filesystems.account_id = ?", accountID)
 }
 
 // CreateFilesystem creates a filesystem in the actor's account and records

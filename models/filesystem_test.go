@@ -82,3 +82,38 @@ func TestFilesystemsListCostsOneQuery(t *testing.T) {
 		}
 	}
 }
+
+// One filesystem reads as the list shows it; another account's, a
+// malformed id and a missing one are all simply not found.
+func TestFilesystem(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	owner, _ := modelstest.Owner(t, store, "owner@example.com")
+	stranger, _ := modelstest.Owner(t, store, "stranger@example.com")
+	f, err := store.CreateFilesystem(ctx, owner.Actor(), models.CreateFilesystemInput{Name: "data", Region: "us-west-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := modelstest.InsertInstance(t, store, models.Instance{AccountID: *owner.AccountID, Status: models.InstanceActive})
+	modelstest.Mount(t, store, inst.ID, f.ID, f.MountPoint())
+
+	got, err := store.Filesystem(ctx, owner.Actor(), f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != f.ID || got.Name != "data" || !got.InUse || got.CreatorEmail != owner.Email {
+		t.Fatalf("got %+v", got)
+	}
+	for name, c := range map[string]struct {
+		actor models.Actor
+		id    string
+	}{
+		"another account's": {stranger.Actor(), f.ID},
+		"malformed":         {owner.Actor(), "data"},
+		"missing":           {owner.Actor(), models.NewID()},
+	} {
+		if _, err := store.Filesystem(ctx, c.actor, c.id); models.ErrorCode(err) != models.CodeNotFound {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

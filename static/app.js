@@ -125,4 +125,96 @@
       hidden[i].hidden = false;
     }
   });
+
+  // Rules editors (data-rules). Without script "Add rule" and "Remove"
+  // submit the form and the server answers with the rows changed; here
+  // they change the rows in place. Rows are renumbered after each change
+  // so that field names, ids and labels follow the order on screen. An
+  // ICMP rule has no ports, so its port range is switched off.
+  var ruleAttrs = ["name", "id", "for", "aria-describedby"];
+
+  document.addEventListener("click", function (event) {
+    var add = event.target.closest("[data-rule-add]");
+    var remove = event.target.closest("[data-rule-remove]");
+    var editor = event.target.closest("[data-rules]");
+    if ((!add && !remove) || !editor) {
+      return;
+    }
+    event.preventDefault();
+    if (add) {
+      addRule(editor);
+    } else {
+      removeRule(editor, remove.closest("[data-rule-row]"));
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    var row = event.target.closest("[data-rules] [data-rule-row]");
+    if (row && event.target.matches('select[name$=".protocol"]')) {
+      syncPorts(row, false);
+    }
+  });
+
+  htmx.onLoad(function (root) {
+    var rows = root.querySelectorAll("[data-rules] [data-rule-row]");
+    for (var i = 0; i < rows.length; i++) {
+      syncPorts(rows[i], true);
+    }
+  });
+
+  function addRule(editor) {
+    var template = editor.querySelector("template[data-rule-template]");
+    var row = template.content.firstElementChild.cloneNode(true);
+    editor.querySelector("[data-rules-body]").appendChild(row);
+    renumberRules(editor);
+    row.querySelector("select, input").focus();
+  }
+
+  function removeRule(editor, row) {
+    var next = row.nextElementSibling || row.previousElementSibling;
+    row.remove();
+    renumberRules(editor);
+    (next ? next.querySelector("select, input") : editor.querySelector("[data-rule-add]")).focus();
+  }
+
+  function renumberRules(editor) {
+    var rows = editor.querySelectorAll("[data-rules-body] [data-rule-row]");
+    for (var i = 0; i < rows.length; i++) {
+      var fields = rows[i].querySelectorAll("[name], [id], [for], [aria-describedby]");
+      for (var j = 0; j < fields.length; j++) {
+        for (var k = 0; k < ruleAttrs.length; k++) {
+          var value = fields[j].getAttribute(ruleAttrs[k]);
+          if (value) {
+            fields[j].setAttribute(ruleAttrs[k], value.replace(/rules\.(\d+|__i__)\./g, "rules." + i + "."));
+          }
+        }
+      }
+      rows[i].querySelector("[data-rule-remove]").value = String(i);
+      rows[i].querySelector("[data-rule-number]").textContent = " rule " + (i + 1);
+    }
+    editor.querySelector("[data-rules-table]").hidden = rows.length === 0;
+    editor.querySelector("[data-rules-empty]").hidden = rows.length > 0;
+  }
+
+  // syncPorts switches the port range off for ICMP and back on for other
+  // protocols. On load a range typed for ICMP stays, beside its error.
+  function syncPorts(row, onLoad) {
+    var protocol = row.querySelector('select[name$=".protocol"]');
+    var ports = row.querySelector('input[name$=".port_range"]');
+    if (!protocol || !ports) {
+      return;
+    }
+    var icmp = protocol.value === "icmp";
+    if (icmp && onLoad && ports.value !== "") {
+      return;
+    }
+    if (icmp && !ports.disabled) {
+      ports.dataset.typed = ports.value;
+      ports.value = "";
+    } else if (!icmp && ports.disabled) {
+      ports.value = ports.dataset.typed || "";
+    }
+    ports.disabled = icmp;
+    ports.placeholder = icmp ? "None for ICMP" : "22 or 8000-8080";
+  }
 })();

@@ -21,6 +21,9 @@ const (
 	NavOverview = "overview"
 	NavAPIKeys  = "api-keys"
 	NavAccount  = "account"
+
+	NavFilesystems = "filesystems"
+	NavFirewall    = "firewall"
 )
 
 // User is the signed-in user as the header shows them.
@@ -35,6 +38,8 @@ const (
 	Info    = "info"
 	Warning = "warning"
 	Danger  = "danger"
+
+	Neutral = "neutral" // a badge for a plain state
 )
 
 // Flash is a one-line message about what the last request did.
@@ -73,8 +78,16 @@ type Field struct {
 	Hint         string
 	Autocomplete string
 	MaxLength    int
+	Placeholder  string
 	Required     bool
 	Autofocus    bool
+	Options      []Option // the choices of a FieldSelect
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value string
+	Label string
 }
 
 // Confirm asks before a destructive action. The same component is a page
@@ -175,4 +188,103 @@ type Account struct {
 	AccountStatus string
 	Form          Form
 	CSRF          string
+}
+
+// Filesystems is the filesystems page.
+type Filesystems struct {
+	Filesystems []Filesystem
+	Regions     []Option
+	Form        Form
+	CSRF        string
+}
+
+// Filesystem is one row of the filesystems table.
+type Filesystem struct {
+	ID                 string
+	Name               string
+	Region             string
+	RegionDescription  string
+	MountPoint         string
+	InUse              bool
+	CreatedBy          string
+	CreatorDeactivated bool
+	Created            time.Time
+}
+
+// Firewall sections, the tabs of the firewall pages.
+const (
+	FirewallInbound  = "inbound"
+	FirewallRulesets = "rulesets"
+	FirewallGlobal   = "global"
+)
+
+// RuleRow is one rule of a rules editor as typed, with what is wrong
+// with it by rule field (protocol, port_range, source_network,
+// description).
+type RuleRow struct {
+	Protocol      string
+	PortRange     string
+	SourceNetwork string
+	Description   string
+	Errors        map[string]string
+}
+
+// RulesEditor is an editable list of firewall rules inside a form.
+type RulesEditor struct {
+	Caption string // names the table for screen readers
+	Rows    []RuleRow
+	Error   string // a problem with the list as a whole
+	Empty   string // what having no rules means here
+}
+
+// Invalid reports whether the list or any row has a problem.
+func (e RulesEditor) Invalid() bool {
+	if e.Error != "" {
+		return true
+	}
+	for _, r := range e.Rows {
+		if len(r.Errors) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// RulesPage is the inbound rules page or the global rules page: one
+// list of rules and its form.
+type RulesPage struct {
+	Section string // FirewallInbound or FirewallGlobal
+	Action  string
+	Editor  RulesEditor
+	CSRF    string
+}
+
+// Rulesets is the list of firewall rulesets.
+type Rulesets struct {
+	Rulesets []Ruleset
+}
+
+// Ruleset is one row of the rulesets table.
+type Ruleset struct {
+	ID                string
+	Name              string
+	Region            string
+	RegionDescription string
+	Rules             int
+	Instances         int
+	Created           time.Time
+}
+
+// RulesetForm creates a ruleset (ID "") or edits one.
+type RulesetForm struct {
+	ID                string
+	Name              string // as saved, for the heading
+	Region            string // as saved; new rulesets choose one
+	RegionDescription string
+	Instances         int
+	Regions           []Option
+	Form              Form
+	Editor            RulesEditor
+	Quota             string // how much of the quota is used, for new ones
+	CSRF              string
 }

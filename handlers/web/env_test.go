@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -207,7 +208,7 @@ func (p *page) fieldError(field, msg string) *page {
 	p.t.Helper()
 	re := regexp.MustCompile(`id="field-` + regexp.QuoteMeta(field) + `-error">([^<]*)<`)
 	m := re.FindStringSubmatch(p.Body)
-	if m == nil || m[1] != msg {
+	if m == nil || html.UnescapeString(m[1]) != msg {
 		p.t.Fatalf("field %s shows %q, want %q; body:\n%s", field, m, msg, p.Body)
 	}
 	if !strings.Contains(p.Body, `aria-describedby="field-`+field+`-error"`) && !strings.Contains(p.Body, `field-`+field+`-hint field-`+field+`-error"`) {
@@ -246,4 +247,11 @@ func (e *env) events(u *models.User, n int) []models.AuditEvent {
 		e.t.Fatal(err)
 	}
 	return evs
+}
+
+// running inserts an active instance of u's account, which holds what it
+// mounts and what is attached to it, as modelstest's helpers do.
+func (e *env) running(u *models.User) *models.Instance {
+	e.t.Helper()
+	return modelstest.InsertInstance(e.t, e.store, models.Instance{AccountID: *u.AccountID, Status: models.InstanceActive})
 }

@@ -40,8 +40,8 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 func resourceCounts(o *models.AccountOverview) []views.ResourceCount {
 	return []views.ResourceCount{
 		{Label: "Instances", Count: o.Instances, Note: "Running"},
-		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota, HasQuota: true},
-		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota, HasQuota: true},
+		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota, HasQuota: true, Href: "/filesystems"},
+		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota, HasQuota: true, Href: "/firewall/rulesets"},
 		{Label: "SSH keys", Count: o.SSHKeys},
 		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
 	}
@@ -90,6 +90,14 @@ var eventSummaries = map[string]string{
 	"api_key created":    "API key created",
 	"api_key deleted":    "API key revoked",
 	"account updated":    "Account changed by the operator",
+
+	"filesystem created":              "Filesystem created",
+	"filesystem deleted":              "Filesystem deleted",
+	"firewall_rules updated":          "Inbound firewall rules changed",
+	"firewall_ruleset created":        "Firewall ruleset created",
+	"firewall_ruleset updated":        "Firewall ruleset changed",
+	"firewall_ruleset deleted":        "Firewall ruleset deleted",
+	"global_firewall_ruleset updated": "Global firewall rules changed",
 }
 
 // eventSummary says in words what an audit event records, naming the
