@@ -1,0 +1,141 @@
+package e2e
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	// The server under test is a separate binary, so nothing of it is in
+	// this test binary and `go test` would serve a cached pass after the
+	// server changed. Importing the HTTP stack (and through it models,
+	// views and the embedded static files) makes the cache key cover it;
+	// watchSources covers cmd/cloudplane, which cannot be imported.
+	_ "cloudplane/handlers"
+)
+
+// stepTimeout bounds one browser step or one wait. It is generous: the
+// suite must pass on a loaded two-core CI machine.
+const stepTimeout = 30 * time.Second
+
+// env is what every test shares: the server and the browser. It is nil
+// when the suite is skipped, and skipReason says why.
+var (
+	env        *suite
+	skipReason string
+)
+
+type suite struct {
+	bin     string // the cloudplane binary
+	db      string // its SQLite file, shared with the CLI
+	base    string // http://127.0.0.1:<port>
+	shots   string // where screenshots go
+	setup   string // the first-run setup link from the server's log
+	browser context.Context
+
+	mu      sync.Mutex
+	shotSeq map[string]int // screenshots taken, by label
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	chrome, reason := findBrowser()
+	if reason != "" {
+		skipReason = reason
+		return m.Run()
+	}
+	s, cleanup, err := start(chrome)
+	defer cleanup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: could not start:", err)
+		return 1
+	}
+	env = s
+	fmt.Printf("e2e: server %s, screenshots and server log in %s\n", s.base, s.shots)
+	return m.Run()
+}
+
+// findBrowser returns the browser to drive, or why the suite skips.
+func findBrowser() (path, skip string) {
+	switch {
+	case os.Getenv("CLOUDPLANE_E2E") == "off":
+		return "", "end-to-end tests are off (CLOUDPLANE_E2E=off)"
+	case testing.Short():
+		return "", "end-to-end tests skipped in -short mode"
+	}
+	for _, name := range []string{"chromium", "google-chrome", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, ""
+		}
+	}
+	return "", "no browser for end-to-end tests: install chromium (apt-get install chromium) " +
+		"or put google-chrome on PATH; CLOUDPLANE_E2E=off skips them quietly"
+}
+
+// start builds and starts the server, then the browser. cleanup stops
+// whatever was started, also after an error.
+func start(chrome string) (*suite, func(), error) {
+	var stops []func()
+	cleanup := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	work, err := os.MkdirTemp("", "cloudplane-e2e-run-")
+	if err != nil {
+		return nil, cleanup, err
+	}
+	stops = append(stops, func() { _ = os.RemoveAll(work) })
+	s := &suite{bin: filepath.Join(work, "cloudplane"), db: filepath.Join(work, "e2e.db")}
+	if s.shots, err = shotsDir(); err != nil {
+		return nil, cleanup, err
+	}
+	if err := watchSources(); err != nil {
+		return nil, cleanup, err
+	}
+	if err := build(s.bin); err != nil {
+		return nil, cleanup, err
+	}
+	srv, err := startServer(s.bin, s.db, filepath.Join(s.shots, "server.log"))
+	if srv != nil {
+		stops = append(stops, srv.stop)
+	}
+	if err != nil {
+		return nil, cleanup, err
+	}
+	s.base, s.setup = srv.base, srv.setup
+	browser, stop, err := startBrowser(chrome, work)
+	stops = append(stops, stop)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	s.browser = browser
+	return s, cleanup, nil
+}
+
+// shotsDir is $CLOUDPLANE_E2E_SHOTS, or a new folder named by the time.
+func shotsDir() (string, error) {
+	dir := os.Getenv("CLOUDPLANE_E2E_SHOTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "cloudplane-e2e-"+time.Now().Format("20060102-150405"))
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// need returns the shared suite, or skips the test when there is none.
+func need(t *testing.T) *suite {
+	t.Helper()
+	if env == nil {
+		t.Skip(skipReason)
+	}
+	return env
+}
