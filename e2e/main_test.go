@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	// views and the embedded static files) makes the cache key cover it;
 	// watchSources covers cmd/cloudplane, which cannot be imported.
 	_ "cloudplane/handlers"
+	"cloudplane/models/modelstest"
 )
 
 // stepTimeout bounds one browser step or one wait. It is generous: the
@@ -60,7 +62,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	env = s
-	fmt.Printf("e2e: server %s, screenshots and server log in %s\n", s.base, s.shots)
+	fmt.Printf("e2e: server %s on %s, screenshots and server log in %s\n", s.base, modelstest.Backend(), s.shots)
 	return m.Run()
 }
 
@@ -96,6 +98,15 @@ func start(chrome string) (*suite, func(), error) {
 	}
 	stops = append(stops, func() { _ = os.RemoveAll(work) })
 	s := &suite{bin: filepath.Join(work, "cloudplane"), db: filepath.Join(work, "e2e.db")}
+	// Like the other suites, run on PostgreSQL when it is asked for.
+	if base := strings.TrimSpace(os.Getenv(modelstest.PostgresEnv)); base != "" {
+		dsn, drop, err := modelstest.CreatePostgresDB(base)
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("%s: %w", modelstest.PostgresEnv, err)
+		}
+		stops = append(stops, func() { _ = drop() }) // after the server has stopped
+		s.db = dsn
+	}
 	if s.shots, err = shotsDir(); err != nil {
 		return nil, cleanup, err
 	}
