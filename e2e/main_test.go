@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,11 +24,17 @@ import (
 // suite must pass on a loaded two-core CI machine.
 const stepTimeout = 30 * time.Second
 
-// env is what every test shares: the server and the browser. It is nil
-// when the suite is skipped, and skipReason says why.
+// The suite is started by the first test that needs it, not in
+// TestMain: `go test` records the environment variables and files a test
+// reads only once m.Run has begun, and what decides this suite's outcome
+// (CLOUDPLANE_E2E, the browser on PATH, the PostgreSQL URL, the server's
+// sources) must be part of its cache key.
 var (
-	env        *suite
-	skipReason string
+	startOnce sync.Once
+	env       *suite // the server and the browser every test shares
+	skip      string // why the suite does not run, when it does not
+	startErr  error
+	stopAll   func()
 )
 
 type suite struct {
@@ -45,25 +50,34 @@ type suite struct {
 }
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	os.Exit(run(m))
+	code := m.Run()
+	if stopAll != nil {
+		stopAll()
+	}
+	os.Exit(code)
 }
 
-func run(m *testing.M) int {
-	chrome, reason := findBrowser()
-	if reason != "" {
-		skipReason = reason
-		return m.Run()
+// need returns the shared suite, starting it the first time, or skips
+// the test when the suite does not run here.
+func need(t *testing.T) *suite {
+	t.Helper()
+	startOnce.Do(func() {
+		var chrome string
+		if chrome, skip = findBrowser(); skip != "" {
+			return
+		}
+		env, stopAll, startErr = start(chrome)
+		if startErr == nil {
+			fmt.Printf("e2e: server %s on %s, screenshots and server log in %s\n", env.base, modelstest.Backend(), env.shots)
+		}
+	})
+	switch {
+	case skip != "":
+		t.Skip(skip)
+	case startErr != nil:
+		t.Fatalf("e2e: could not start: %v", startErr)
 	}
-	s, cleanup, err := start(chrome)
-	defer cleanup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: could not start:", err)
-		return 1
-	}
-	env = s
-	fmt.Printf("e2e: server %s on %s, screenshots and server log in %s\n", s.base, modelstest.Backend(), s.shots)
-	return m.Run()
+	return env
 }
 
 // findBrowser returns the browser to drive, or why the suite skips.
@@ -140,13 +154,4 @@ func shotsDir() (string, error) {
 		dir = filepath.Join(os.TempDir(), "cloudplane-e2e-"+time.Now().Format("20060102-150405"))
 	}
 	return dir, os.MkdirAll(dir, 0o755)
-}
-
-// need returns the shared suite, or skips the test when there is none.
-func need(t *testing.T) *suite {
-	t.Helper()
-	if env == nil {
-		t.Skip(skipReason)
-	}
-	return env
 }
