@@ -5,6 +5,7 @@ package modelstest
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -84,29 +85,47 @@ func Backend() string {
 
 func createPostgresDB(tb testing.TB, base string) string {
 	tb.Helper()
-	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
+	dsn, drop, err := CreatePostgresDB(base)
 	if err != nil {
 		tb.Fatalf("%s: %v", PostgresEnv, err)
+	}
+	tb.Cleanup(func() {
+		if err := drop(); err != nil {
+			tb.Logf("%v", err)
+		}
+	})
+	return dsn
+}
+
+// CreatePostgresDB creates an empty database on the server at base (a
+// postgres:// URL) and returns its URL and a func that drops it. It is
+// for suites that need a database outside one test, such as a server
+// started in TestMain; tests use DSN or Open.
+func CreatePostgresDB(base string) (dsn string, drop func() error, err error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, err
+	}
+	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		return "", nil, err
 	}
 	sqlAdmin, _ := admin.DB()
 	name := "cloudplane_test_" + models.NewID()[:16]
 	if err := admin.Exec("CREATE DATABASE " + name).Error; err != nil {
 		_ = sqlAdmin.Close()
-		tb.Fatalf("create test database: %v", err)
+		return "", nil, fmt.Errorf("create test database: %w", err)
 	}
-	tb.Cleanup(func() {
+	drop = func() error {
+		defer sqlAdmin.Close()
 		// WITH (FORCE) ends connections a failed test left open.
 		if err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error; err != nil {
-			tb.Logf("drop test database %s: %v", name, err)
+			return fmt.Errorf("drop test database %s: %w", name, err)
 		}
-		_ = sqlAdmin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatalf("%s: %v", PostgresEnv, err)
+		return nil
 	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), drop, nil
 }
 
 func envPostgres() string { return strings.TrimSpace(os.Getenv(PostgresEnv)) }

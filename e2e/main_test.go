@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	// The server under test is a separate binary, so nothing of it is in
+	// this test binary and `go test` would serve a cached pass after the
+	// server changed. Importing the HTTP stack (and through it models,
+	// views and the embedded static files) makes the cache key cover it;
+	// watchSources covers cmd/cloudplane, which cannot be imported.
+	_ "cloudplane/handlers"
+	"cloudplane/models/modelstest"
+)
+
+// stepTimeout bounds one browser step or one wait. It is generous: the
+// suite must pass on a loaded two-core CI machine.
+const stepTimeout = 30 * time.Second
+
+// The suite is started by the first test that needs it, not in
+// TestMain: `go test` records the environment variables and files a test
+// reads only once m.Run has begun, and what decides this suite's outcome
+// (CLOUDPLANE_E2E, the browser on PATH, the PostgreSQL URL, the server's
+// sources) must be part of its cache key.
+var (
+	startOnce sync.Once
+	env       *suite // the server and the browser every test shares
+	skip      string // why the suite does not run, when it does not
+	startErr  error
+	stopAll   func()
+)
+
+type suite struct {
+	bin     string // the cloudplane binary
+	db      string // its SQLite file, shared with the CLI
+	base    string // http://127.0.0.1:<port>
+	shots   string // where screenshots go
+	setup   string // the first-run setup link from the server's log
+	browser context.Context
+
+	mu      sync.Mutex
+	shotSeq map[string]int // screenshots taken, by label
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if stopAll != nil {
+		stopAll()
+	}
+	os.Exit(code)
+}
+
+// need returns the shared suite, starting it the first time, or skips
+// the test when the suite does not run here.
+func need(t *testing.T) *suite {
+	t.Helper()
+	startOnce.Do(func() {
+		var chrome string
+		if chrome, skip = findBrowser(); skip != "" {
+			return
+		}
+		env, stopAll, startErr = start(chrome)
+		if startErr == nil {
+			fmt.Printf("e2e: server %s on %s, screenshots and server log in %s\n", env.base, modelstest.Backend(), env.shots)
+		}
+	})
+	switch {
+	case skip != "":
+		t.Skip(skip)
+	case startErr != nil:
+		t.Fatalf("e2e: could not start: %v", startErr)
+	}
+	return env
+}
+
+// findBrowser returns the browser to drive, or why the suite skips.
+func findBrowser() (path, skip string) {
+	switch {
+	case os.Getenv("CLOUDPLANE_E2E") == "off":
+		return "", "end-to-end tests are off (CLOUDPLANE_E2E=off)"
+	case testing.Short():
+		return "", "end-to-end tests skipped in -short mode"
+	}
+	for _, name := range []string{"chromium", "google-chrome", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, ""
+		}
+	}
+	return "", "no browser for end-to-end tests: install chromium (apt-get install chromium) " +
+		"or put google-chrome on PATH; CLOUDPLANE_E2E=off skips them quietly"
+}
+
+// start builds and starts the server, then the browser. cleanup stops
+// whatever was started, also after an error.
+func start(chrome string) (*suite, func(), error) {
+	var stops []func()
+	cleanup := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	work, err := os.MkdirTemp("", "cloudplane-e2e-run-")
+	if err != nil {
+		return nil, cleanup, err
+	}
+	stops = append(stops, func() { _ = os.RemoveAll(work) })
+	s := &suite{bin: filepath.Join(work, "cloudplane"), db: filepath.Join(work, "e2e.db")}
+	// Like the other suites, run on PostgreSQL when it is asked for.
+	if base := strings.TrimSpace(os.Getenv(modelstest.PostgresEnv)); base != "" {
+		dsn, drop, err := modelstest.CreatePostgresDB(base)
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("%s: %w", modelstest.PostgresEnv, err)
+		}
+		stops = append(stops, func() { _ = drop() }) // after the server has stopped
+		s.db = dsn
+	}
+	if s.shots, err = shotsDir(); err != nil {
+		return nil, cleanup, err
+	}
+	if err := watchSources(); err != nil {
+		return nil, cleanup, err
+	}
+	if err := build(s.bin); err != nil {
+		return nil, cleanup, err
+	}
+	srv, err := startServer(s.bin, s.db, filepath.Join(s.shots, "server.log"))
+	if srv != nil {
+		stops = append(stops, srv.stop)
+	}
+	if err != nil {
+		return nil, cleanup, err
+	}
+	s.base, s.setup = srv.base, srv.setup
+	browser, stop, err := startBrowser(chrome, work)
+	stops = append(stops, stop)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	s.browser = browser
+	return s, cleanup, nil
+}
+
+// shotsDir is $CLOUDPLANE_E2E_SHOTS, or a new folder named by the time.
+func shotsDir() (string, error) {
+	dir := os.Getenv("CLOUDPLANE_E2E_SHOTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "cloudplane-e2e-"+time.Now().Format("20060102-150405"))
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
