@@ -39,10 +39,10 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 // its pages exist.
 func resourceCounts(o *models.AccountOverview) []views.ResourceCount {
 	return []views.ResourceCount{
-		{Label: "Instances", Count: o.Instances, Note: "Running"},
+		{Label: "Instances", Count: o.Instances, Note: "Running", Href: "/instances"},
 		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota, HasQuota: true},
 		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota, HasQuota: true},
-		{Label: "SSH keys", Count: o.SSHKeys},
+		{Label: "SSH keys", Count: o.SSHKeys, Href: "/ssh-keys"},
 		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
 	}
 }
@@ -83,14 +83,24 @@ func accountAlerts(o *models.AccountOverview) []views.Alert {
 // eventSummaries name the events the dashboard knows in words; others
 // read "<resource> <action>". Resource pages add theirs here.
 var eventSummaries = map[string]string{
-	"session signed_in":  "Signed in to the dashboard",
-	"session signed_out": "Signed out of the dashboard",
-	"user created":       "User created",
-	"user updated":       "Password changed",
-	"api_key created":    "API key created",
-	"api_key deleted":    "API key revoked",
-	"account updated":    "Account changed by the operator",
+	"session signed_in":   "Signed in to the dashboard",
+	"session signed_out":  "Signed out of the dashboard",
+	"user created":        "User created",
+	"user updated":        "Password changed",
+	"api_key created":     "API key created",
+	"api_key deleted":     "API key revoked",
+	"account updated":     "Account changed by the operator",
+	"instance launched":   "Instance launched",
+	"instance terminated": "Instance terminated",
+	"instance restarted":  "Instance restarted",
+	"instance updated":    "Instance renamed",
+	"ssh_key created":     "SSH key added",
+	"ssh_key deleted":     "SSH key deleted",
 }
+
+// eventsNamedByID are the resources whose events may not carry a name:
+// their summary names the object by its short id instead.
+var eventsNamedByID = map[string]bool{"instance": true}
 
 // eventSummary says in words what an audit event records, naming the
 // object when the event carries its name or email.
@@ -104,6 +114,10 @@ func eventSummary(ev models.AuditEvent) string {
 		if v, ok := ev.AdditionalDetails[key].(string); ok && v != "" && ev.ResourceName != "session" {
 			return s + ": “" + v + "”"
 		}
+	}
+	if eventsNamedByID[ev.ResourceName] && len(ev.ResourceLRNs) == 1 {
+		_, id, _ := strings.Cut(strings.TrimPrefix(ev.ResourceLRNs[0], "lrn:cloud:"), ":")
+		return s + ": " + views.ShortID(id)
 	}
 	return s
 }
