@@ -145,7 +145,7 @@
       URL.revokeObjectURL(url);
     }, 1000);
     if (status) {
-      status.textContent = "Saved as " + name + " in your downloads folder.";
+      status.textContent = "Downloaded as " + name + ".";
     }
   }
 

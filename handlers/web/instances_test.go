@@ -216,7 +216,7 @@ func TestInstancesTablePollsWhileChanging(t *testing.T) {
 	poll := func() *page {
 		return b.get("/instances").expect(http.StatusOK).lacks("<title>", "site-header", "<h1>", "<!doctype html>")
 	}
-	res := poll().contains(polling, `hx-get="/instances"`, `hx-swap="outerHTML"`, `hx-target="this"`, "Booting")
+	res := poll().contains(polling, `hx-get="/instances"`, `hx-swap="outerHTML"`, `hx-target="this"`, `hx-disinherit="*"`, "Booting")
 	if !strings.HasPrefix(res.Body, `<div id="instances-table"`) {
 		t.Fatalf("poll answer is not the table:\n%s", res.Body)
 	}
