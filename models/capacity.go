@@ -130,8 +130,8 @@ type CapacityLock struct {
 	RegionName       string `gorm:"primaryKey;size:32"`
 }
 
-// reserveCapacity fails with CodeInsufficientCap unless n more instances
-// of the type fit in the region. It holds the pair's lock until tx ends, so
+// reserveCapacity fails with CodeInsufficientCap (naming the launch's
+// instance_type_name) unless n more instances of the type fit in the region. It holds the pair's lock until tx ends, so
 // the instances the caller then inserts are counted by the next launch.
 // SQLite needs no row lock: BEGIN IMMEDIATE already serialises writers.
 func (s *Store) reserveCapacity(tx *gorm.DB, typeName, region string, n int) error {
@@ -153,7 +153,17 @@ func (s *Store) reserveCapacity(tx *gorm.DB, typeName, region string, n int) err
 		return &Error{Code: CodeInsufficientCap,
 			Message: fmt.Sprintf("Not enough capacity to launch %d %s in %s (%d available)",
 				n, typeName, region, max(free, 0)),
-			Suggestion: "Try another region or instance type; GET /api/v1/instance-types lists the regions with capacity"}
+			Suggestion: "Try another region or instance type; GET /api/v1/instance-types lists the regions with capacity",
+			Fields:     map[string]string{"instance_type_name": capacityMessage(region, free)}}
 	}
 	return nil
+}
+
+// capacityMessage says what is wrong with the launch's instance type, for
+// the dashboard to show beside that field.
+func capacityMessage(region string, free int) string {
+	if free <= 0 {
+		return fmt.Sprintf("has no capacity left in %s; choose another region or type", region)
+	}
+	return fmt.Sprintf("has capacity for only %d more in %s", free, region)
 }

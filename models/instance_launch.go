@@ -65,10 +65,12 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 }
 
 // launchNotFound names the field in a launch's missing-resource error and
-// adds the suggestion the reference requires on it.
+// adds the suggestion the reference requires on it. Fields lets the
+// dashboard show it beside the field, as it does validation errors.
 func launchNotFound(err error, field, suggestion string) error {
 	if e, ok := AsError(err); ok && e.Code == CodeNotFound {
-		return &Error{Code: CodeNotFound, Message: field + ": " + e.Message, Suggestion: suggestion}
+		return &Error{Code: CodeNotFound, Message: field + ": " + e.Message, Suggestion: suggestion,
+			Fields: map[string]string{field: e.Message}}
 	}
 	return err
 }

@@ -53,10 +53,13 @@ func (in *LaunchInstancesInput) Validate() error {
 	var f FieldErrors
 	validateRegion(&f, "region_name", in.RegionName)
 	validateInstanceType(&f, "instance_type_name", in.InstanceTypeName)
-	if len(in.SSHKeyNames) != 1 {
-		f.Add("ssh_key_names", fmt.Sprintf("exactly one SSH key name is required, got %d", len(in.SSHKeyNames)))
-	} else {
+	switch len(in.SSHKeyNames) {
+	case 0:
+		f.Add("ssh_key_names", "is required")
+	case 1:
 		validateSSHKeyName(&f, "ssh_key_names.0", in.SSHKeyNames[0])
+	default:
+		f.Add("ssh_key_names", fmt.Sprintf("must name exactly one SSH key, got %d", len(in.SSHKeyNames)))
 	}
 	if in.Quantity == nil {
 		one := 1

@@ -35,9 +35,8 @@ func launchMounts(tx *gorm.DB, accountID string, in *LaunchInstancesInput) ([]In
 		case fs.ID == "":
 			return launchNotFound(NotFound("filesystem", ref), field, suggestFilesystems)
 		case fs.RegionName != in.RegionName:
-			return &Error{Code: CodeFilesystemWrongZone,
-				Message: fmt.Sprintf("%s: filesystem %q is in %s, not in the launch region %s",
-					field, fs.Name, fs.RegionName, in.RegionName),
+			msg := fmt.Sprintf("filesystem %q is in %s, not in the launch region %s", fs.Name, fs.RegionName, in.RegionName)
+			return &Error{Code: CodeFilesystemWrongZone, Message: field + ": " + msg, Fields: map[string]string{field: msg},
 				Suggestion: "Launch in the filesystem's region, or use a filesystem in " + in.RegionName}
 		case seenFS[fs.ID]:
 			return InvalidField(field, fmt.Sprintf("filesystem %q is mounted twice", fs.Name))

@@ -187,8 +187,13 @@ func TestLaunchRefusals(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.text) {
 				t.Fatalf("%v does not mention %q", err, tc.text)
 			}
-			if e, _ := models.AsError(err); e.Code == models.CodeNotFound && e.Suggestion == "" {
+			e, _ := models.AsError(err)
+			if e.Code == models.CodeNotFound && e.Suggestion == "" {
 				t.Fatal("a launch's not-found error needs a suggestion")
+			}
+			// The dashboard shows each beside the one field at fault.
+			if len(e.Fields) != 1 {
+				t.Fatalf("fields %v: want the one field at fault", e.Fields)
 			}
 		})
 	}

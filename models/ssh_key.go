@@ -26,6 +26,17 @@ type SSHKey struct {
 	CreatedAt time.Time `gorm:"not null"`
 }
 
+// Fingerprint is the key's SHA256 fingerprint, as `ssh-keygen -l` prints
+// it, so that people can tell their keys apart; "" if the stored key does
+// not parse (every key is parsed before it is stored).
+func (k *SSHKey) Fingerprint() string {
+	pub, _, _, _, err := ssh.ParseAuthorizedKey([]byte(k.PublicKey))
+	if err != nil {
+		return ""
+	}
+	return ssh.FingerprintSHA256(pub)
+}
+
 // MaxPublicKeyLength bounds an uploaded public key, as the reference does.
 const MaxPublicKeyLength = 4096
 
@@ -153,27 +164,32 @@ func (s *Store) SSHKeys(ctx context.Context, actor Actor) ([]SSHKey, error) {
 	return keys, err
 }
 
-// DeleteSSHKey removes a key of the actor's account (CodeNotFound for any
-// other id). Instances launched with it keep it. Records ssh_key/deleted.
-func (s *Store) DeleteSSHKey(ctx context.Context, actor Actor, id string) error {
+// SSHKey returns a key of the actor's account (CodeNotFound for any other
+// id), for the dashboard to name it before deleting it.
+func (s *Store) SSHKey(ctx context.Context, actor Actor, id string) (*SSHKey, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !IsID(id) {
-		return NotFound("SSH key", id)
+	return sshKeyByID(s.read(ctx), accountID, id)
+}
+
+// DeleteSSHKey removes a key of the actor's account (CodeNotFound for any
+// other id) and returns it. Instances launched with it keep it. Records
+// ssh_key/deleted.
+func (s *Store) DeleteSSHKey(ctx context.Context, actor Actor, id string) (*SSHKey, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
 	}
-	return s.write(ctx, func(tx *gorm.DB) error {
-		var k SSHKey
-		err := tx.Where("account_id = ? AND id = ?", accountID, id).Take(&k).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return NotFound("SSH key", id)
-		} else if err != nil {
+	var k *SSHKey
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if k, err = sshKeyByID(tx, accountID, id); err != nil {
 			return err
 		}
 		// A concurrent delete of the same key finds no row here, so only
 		// one of them records the change.
-		if res := tx.Delete(&k); res.Error != nil {
+		if res := tx.Delete(k); res.Error != nil {
 			return res.Error
 		} else if res.RowsAffected == 0 {
 			return NotFound("SSH key", id)
@@ -181,6 +197,23 @@ func (s *Store) DeleteSSHKey(ctx context.Context, actor Actor, id string) error 
 		return s.audit(tx, actor, accountID, "ssh_key", "deleted", []string{lrn("ssh_key", k.ID)},
 			map[string]any{"name": k.Name})
 	})
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// sshKeyByID finds a key of the account by id.
+func sshKeyByID(db *gorm.DB, accountID, id string) (*SSHKey, error) {
+	if !IsID(id) {
+		return nil, NotFound("SSH key", id)
+	}
+	var k SSHKey
+	err := db.Where("account_id = ? AND id = ?", accountID, id).Take(&k).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, NotFound("SSH key", id)
+	}
+	return &k, err
 }
 
 // sshKeyByName finds a key of the account by its exact name.

@@ -24,6 +24,10 @@ func TestCreateSSHKeyWithPublicKey(t *testing.T) {
 	if k.PublicKey != edKey+" me@laptop" || !models.IsID(k.ID) {
 		t.Fatalf("stored %+v", k)
 	}
+	// As `ssh-keygen -lf` prints it for edKey.
+	if fp := k.Fingerprint(); fp != "SHA256:7qVS2loUOTHon9DFMZWMNAKRd1WZIlHxBNWUJekuTno" {
+		t.Fatalf("fingerprint %q", fp)
+	}
 	evs := f.events(t, f.alice, "ssh_key")
 	last := evs[len(evs)-1]
 	if last.Action != "created" || last.ResourceLRNs[0] != "lrn:cloud:ssh_key:"+k.ID || last.AdditionalDetails["generated"] != false {
@@ -97,14 +101,24 @@ func TestDeleteSSHKey(t *testing.T) {
 	}
 	id := f.launch(t, f.alice, launchInput("us-east-1", 1))[0]
 	for _, bad := range []string{"nope", models.NewID()} {
-		wantCode(t, f.store.DeleteSSHKey(ctx, f.alice, bad), models.CodeNotFound)
+		_, err := f.store.DeleteSSHKey(ctx, f.alice, bad)
+		wantCode(t, err, models.CodeNotFound)
+		_, err = f.store.SSHKey(ctx, f.alice, bad)
+		wantCode(t, err, models.CodeNotFound)
 	}
-	wantCode(t, f.store.DeleteSSHKey(ctx, f.bob, keys[0].ID), models.CodeNotFound)
+	_, err = f.store.DeleteSSHKey(ctx, f.bob, keys[0].ID)
+	wantCode(t, err, models.CodeNotFound)
+	_, err = f.store.SSHKey(ctx, f.bob, keys[0].ID)
+	wantCode(t, err, models.CodeNotFound)
+	if k, err := f.store.SSHKey(ctx, f.alice, keys[0].ID); err != nil || k.Name != "key" {
+		t.Fatalf("SSHKey: %v %v", k, err)
+	}
 	f.clock.Advance(time.Second)
-	if err := f.store.DeleteSSHKey(ctx, f.alice, keys[0].ID); err != nil {
-		t.Fatal(err)
+	if k, err := f.store.DeleteSSHKey(ctx, f.alice, keys[0].ID); err != nil || k.Name != "key" {
+		t.Fatalf("deleted %v: %v", k, err)
 	}
-	wantCode(t, f.store.DeleteSSHKey(ctx, f.alice, keys[0].ID), models.CodeNotFound)
+	_, err = f.store.DeleteSSHKey(ctx, f.alice, keys[0].ID)
+	wantCode(t, err, models.CodeNotFound)
 	if keys, _ := f.store.SSHKeys(ctx, f.alice); len(keys) != 0 {
 		t.Fatalf("still listed: %v", keys)
 	}

@@ -51,8 +51,9 @@
     return document.getElementById("dialog");
   }
 
-  // A confirmation loaded into the dialog opens it; anything swapped
-  // elsewhere (an error page, a new page) closes it.
+  // A confirmation loaded into the dialog opens it; a new page or an
+  // error page swapped into #main closes it. Smaller swaps (a table
+  // refreshing itself) leave it open.
   document.addEventListener("htmx:afterSwap", function (event) {
     var d = dialog();
     if (!d) {
@@ -62,7 +63,7 @@
       if (!d.open) {
         d.showModal();
       }
-    } else if (d.open) {
+    } else if (d.open && event.detail.target.id === "main") {
       d.close();
     }
   });
@@ -79,6 +80,10 @@
     var copy = event.target.closest("[data-copy]");
     if (copy) {
       copyText(copy);
+    }
+    var download = event.target.closest("[data-download]");
+    if (download) {
+      downloadText(download);
     }
   });
 
@@ -118,11 +123,82 @@
     selection.addRange(range);
   }
 
+  // downloadText saves the value of the field named by the button's
+  // data-download as a file named by its data-filename. The file is made
+  // in the browser from the page itself, so the server never has to keep
+  // what it holds (a private key) to serve it a second time.
+  function downloadText(button) {
+    var source = document.getElementById(button.dataset.download);
+    var status = document.getElementById(button.dataset.download + "-status");
+    if (!source) {
+      return;
+    }
+    var name = button.dataset.filename || "download.txt";
+    var url = URL.createObjectURL(new Blob([source.value], { type: "application/octet-stream" }));
+    var link = document.createElement("a");
+    link.href = url;
+    link.download = name;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(function () {
+      URL.revokeObjectURL(url);
+    }, 1000);
+    if (status) {
+      status.textContent = "Downloaded as " + name + ".";
+    }
+  }
+
+  // The launch form narrows its choices with script: a chosen instance
+  // type allows only the regions where it has capacity, and a chosen
+  // region only the filesystems and rulesets that live there. The server
+  // checks the same again; without script every choice is offered.
+  function narrowLaunch(form) {
+    var type = form.querySelector('input[name="instance_type_name"]:checked');
+    var region = form.querySelector('select[name="region_name"]');
+    if (!region) {
+      return;
+    }
+    if (type) {
+      var regions = (type.dataset.regions || "").split(" ");
+      for (var i = 0; i < region.options.length; i++) {
+        var option = region.options[i];
+        option.disabled = option.value !== "" && regions.indexOf(option.value) < 0;
+      }
+      if (region.selectedOptions.length && region.selectedOptions[0].disabled) {
+        region.value = "";
+      }
+    }
+    var items = form.querySelectorAll("[data-region]");
+    for (var j = 0; j < items.length; j++) {
+      var elsewhere = region.value !== "" && items[j].dataset.region !== region.value;
+      var box = items[j].querySelector("input");
+      items[j].classList.toggle("choice-elsewhere", elsewhere);
+      if (box) {
+        box.disabled = elsewhere;
+        if (elsewhere) {
+          box.checked = false;
+        }
+      }
+    }
+  }
+
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest("[data-launch-form]");
+    if (form) {
+      narrowLaunch(form);
+    }
+  });
+
   // Controls that only work with script are rendered hidden and shown here.
   htmx.onLoad(function (root) {
     var hidden = root.querySelectorAll("[data-needs-script]");
     for (var i = 0; i < hidden.length; i++) {
       hidden[i].hidden = false;
+    }
+    var launch = root.closest("[data-launch-form]") || root.querySelector("[data-launch-form]");
+    if (launch) {
+      narrowLaunch(launch);
     }
   });
 

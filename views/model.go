@@ -84,12 +84,6 @@ type Field struct {
 	Options      []Option // the choices of a FieldSelect
 }
 
-// Option is one choice of a select.
-type Option struct {
-	Value string
-	Label string
-}
-
 // Confirm asks before a destructive action. The same component is a page
 // of its own without script and a modal dialog with it.
 type Confirm struct {

@@ -263,7 +263,7 @@ func ruleRow(i string, r RuleRow) templ.Component {
 	})
 }
 
-var protocolOptions = []Option{{"tcp", "TCP"}, {"udp", "UDP"}, {"icmp", "ICMP"}, {"all", "All"}}
+var protocolOptions = []Option{{Value: "tcp", Label: "TCP"}, {Value: "udp", Label: "UDP"}, {Value: "icmp", Label: "ICMP"}, {Value: "all", Label: "All"}}
 
 func ruleField(i, name string) string { return "rules." + i + "." + name }
 

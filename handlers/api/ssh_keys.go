@@ -55,7 +55,7 @@ func (h *Handlers) CreateSSHKey(c *fiber.Ctx) error {
 
 // DeleteSSHKey removes a key and answers an empty object.
 func (h *Handlers) DeleteSSHKey(c *fiber.Ctx) error {
-	if err := h.store.DeleteSSHKey(c.UserContext(), Actor(c), c.Params("id")); err != nil {
+	if _, err := h.store.DeleteSSHKey(c.UserContext(), Actor(c), c.Params("id")); err != nil {
 		return err
 	}
 	return ok(c, struct{}{})

@@ -203,12 +203,13 @@ func (p *page) redirectsTo(want string) *page {
 	return p
 }
 
-// fieldError checks that the message is shown beside the field.
+// fieldError checks that the message is shown beside the field. msg may
+// be written as text or as escaped HTML.
 func (p *page) fieldError(field, msg string) *page {
 	p.t.Helper()
 	re := regexp.MustCompile(`id="field-` + regexp.QuoteMeta(field) + `-error">([^<]*)<`)
 	m := re.FindStringSubmatch(p.Body)
-	if m == nil || html.UnescapeString(m[1]) != msg {
+	if m == nil || html.UnescapeString(m[1]) != html.UnescapeString(msg) {
 		p.t.Fatalf("field %s shows %q, want %q; body:\n%s", field, m, msg, p.Body)
 	}
 	if !strings.Contains(p.Body, `aria-describedby="field-`+field+`-error"`) && !strings.Contains(p.Body, `field-`+field+`-hint field-`+field+`-error"`) {

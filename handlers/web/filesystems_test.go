@@ -74,7 +74,7 @@ func TestCreateFilesystemShowsErrorsBesideTheField(t *testing.T) {
 		{"long name", "a" + strings.Repeat("b", 60), "us-east-1", "name", "Name must be at most 60 characters."},
 		{"taken name", "taken", "us-west-1", "name", "Name is already used."},
 		{"no region", "data", "", "region", "Region is required."},
-		{"unknown region", "data", "mars-1", "region", `Region: Unknown region "mars-1"; see GET /api/v1/regions.`},
+		{"unknown region", "data", "mars-1", "region", `Unknown region "mars-1"; see GET /api/v1/regions.`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -110,7 +110,7 @@ func TestSaveInboundRulesShowsErrorsBesideTheRow(t *testing.T) {
 		fieldError("rules.1.port_range", "Port range must be one port such as 22, or a range such as 8000-8080.").
 		fieldError("rules.1.source_network", `Source network: "10.0.0.0/8" is not a public network.`).
 		fieldError("rules.2.port_range", "Port range is not allowed for protocol icmp.").
-		fieldError("rules.3.port_range", "Port range: Ports must be within 1-65535 with min <= max.").
+		fieldError("rules.3.port_range", "Ports must be within 1-65535 with min <= max.").
 		fieldError("rules.3.source_network", `Source network: "203.0.113.9/24" has host bits set; did you mean 203.0.113.0/24?`).
 		fieldError("rules.3.description", "Description must be at most 128 characters, got 129.").
 		fieldError("rules.4.protocol", `Protocol must be tcp, udp, icmp or all, not "gre".`).

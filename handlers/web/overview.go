@@ -39,10 +39,10 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 // its pages exist.
 func resourceCounts(o *models.AccountOverview) []views.ResourceCount {
 	return []views.ResourceCount{
-		{Label: "Instances", Count: o.Instances, Note: "Running"},
+		{Label: "Instances", Count: o.Instances, Note: "Running", Href: "/instances"},
 		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota, HasQuota: true, Href: "/filesystems"},
 		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota, HasQuota: true, Href: "/firewall/rulesets"},
-		{Label: "SSH keys", Count: o.SSHKeys},
+		{Label: "SSH keys", Count: o.SSHKeys, Href: "/ssh-keys"},
 		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
 	}
 }
@@ -98,7 +98,18 @@ var eventSummaries = map[string]string{
 	"firewall_ruleset updated":        "Firewall ruleset changed",
 	"firewall_ruleset deleted":        "Firewall ruleset deleted",
 	"global_firewall_ruleset updated": "Global firewall rules changed",
+
+	"instance launched":   "Instance launched",
+	"instance terminated": "Instance terminated",
+	"instance restarted":  "Instance restarted",
+	"instance updated":    "Instance renamed",
+	"ssh_key created":     "SSH key added",
+	"ssh_key deleted":     "SSH key deleted",
 }
+
+// eventsNamedByID are the resources whose events may not carry a name:
+// their summary names the object by its short id instead.
+var eventsNamedByID = map[string]bool{"instance": true}
 
 // eventSummary says in words what an audit event records, naming the
 // object when the event carries its name or email.
@@ -112,6 +123,10 @@ func eventSummary(ev models.AuditEvent) string {
 		if v, ok := ev.AdditionalDetails[key].(string); ok && v != "" && ev.ResourceName != "session" {
 			return s + ": “" + v + "”"
 		}
+	}
+	if eventsNamedByID[ev.ResourceName] && len(ev.ResourceLRNs) == 1 {
+		_, id, _ := strings.Cut(strings.TrimPrefix(ev.ResourceLRNs[0], "lrn:cloud:"), ":")
+		return s + ": " + views.ShortID(id)
 	}
 	return s
 }

@@ -75,7 +75,7 @@ func TestCreateRulesetShowsErrorsBesideFieldsAndRows(t *testing.T) {
 	b.post("/firewall/rulesets", rulesForm(url.Values{"name": {"Texas"}, "region": {"us-south-1"}},
 		rule{"tcp", "22", "0.0.0.0/0", ""}, rule{"tcp", "", "192.168.1.0/24", "office"})).
 		expect(http.StatusUnprocessableEntity).
-		fieldError("region", "Region: Firewall rules do not apply in us-south-1, so rulesets cannot be created there.").
+		fieldError("region", "Firewall rules do not apply in us-south-1, so rulesets cannot be created there.").
 		fieldError("rules.1.port_range", "Port range is required for protocol tcp.").
 		fieldError("rules.1.source_network", `Source network: "192.168.1.0/24" is not a public network.`).
 		contains(`value="Texas"`, `<option value="us-south-1" selected>`, `value="office"`)

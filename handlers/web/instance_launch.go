@@ -1,0 +1,161 @@
+package web
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// launchFields are the launch form's single-valued fields, named as the
+// API's launch request names them.
+var launchFields = []string{"name", "region_name", "instance_type_name", "ssh_key_names"}
+
+// LaunchForm shows the form to launch an instance.
+func (h *Handlers) LaunchForm(c *fiber.Ctx) error {
+	return h.launchPage(c, fiber.StatusOK, views.Form{}, nil, nil)
+}
+
+// LaunchInstance launches one instance through the domain's launch, which
+// checks the key, the regions of filesystems and rulesets and the
+// capacity; what it refuses comes back beside the field at fault.
+func (h *Handlers) LaunchInstance(c *fiber.Ctx) error {
+	form := views.Form{Values: formValues(c, launchFields...)}
+	filesystems, rulesets := formList(c, "file_system_names"), formList(c, "firewall_rulesets")
+	in := models.LaunchInstancesInput{Name: form.Value("name"), RegionName: form.Value("region_name"),
+		InstanceTypeName: form.Value("instance_type_name"), FileSystemNames: filesystems}
+	if key := form.Value("ssh_key_names"); key != "" {
+		in.SSHKeyNames = []string{key}
+	}
+	for _, id := range rulesets {
+		in.FirewallRulesets = append(in.FirewallRulesets, models.RulesetRef{ID: id})
+	}
+	ids, err := h.store.LaunchInstances(c.UserContext(), actor(c), in)
+	if err != nil {
+		status, err := formError(err, &form)
+		if err != nil {
+			return err
+		}
+		form.Errors = byFormField(form.Errors)
+		return h.launchPage(c, status, form, filesystems, rulesets)
+	}
+	ref := instanceRef(views.Instance{ID: ids[0], Name: in.Name})
+	if err := h.flash(c, strings.ToUpper(ref[:1])+ref[1:]+" is launching. You can log in once its status reads Active."); err != nil {
+		return err
+	}
+	return redirect(c, "/instances")
+}
+
+// formList copies every value of a repeated form field (checkboxes).
+func formList(c *fiber.Ctx, name string) []string {
+	var out []string
+	for _, v := range c.Request().PostArgs().PeekMulti(name) {
+		out = append(out, string(v))
+	}
+	return out
+}
+
+// byFormField files the domain's errors about list entries
+// ("file_system_names.1", "firewall_rulesets.0.id") under the list's
+// field, the one the form shows; the first entry's problem wins.
+func byFormField(errs map[string]string) map[string]string {
+	keys := make([]string, 0, len(errs))
+	for k := range errs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, len(errs))
+	for _, k := range keys {
+		field, _, _ := strings.Cut(k, ".")
+		if _, seen := out[field]; !seen {
+			out[field] = errs[k]
+		}
+	}
+	return out
+}
+
+// launchPage renders the launch form: the instance types with the regions
+// where each has capacity (the read behind GET /api/v1/instance-types),
+// the account's keys, filesystems and rulesets. filesystems and rulesets
+// are the ones a refused form had chosen.
+func (h *Handlers) launchPage(c *fiber.Ctx, status int, form views.Form, filesystems, rulesets []string) error {
+	ctx, a := c.UserContext(), actor(c)
+	keys, err := h.store.SSHKeys(ctx, a) // first: it refuses support staff
+	if err != nil {
+		return err
+	}
+	fss, err := h.store.Filesystems(ctx, a)
+	if err != nil {
+		return err
+	}
+	rss, err := h.store.FirewallRulesets(ctx, a)
+	if err != nil {
+		return err
+	}
+	types, err := h.store.AvailableInstanceTypes(ctx)
+	if err != nil {
+		return err
+	}
+	v := views.Launch{Form: form, CSRF: csrfToken(c),
+		Region: views.Choices{Name: "region_name", Label: "Region", Placeholder: "Choose a region",
+			Value: form.Value("region_name"), Error: form.Error("region_name"),
+			Hint: "Only regions with capacity for the chosen type can be launched in."},
+		SSHKey: views.Choices{Name: "ssh_key_names", Label: "SSH key", Placeholder: "Choose a key",
+			Value: form.Value("ssh_key_names"), Error: form.Error("ssh_key_names"),
+			Hint: "You log in as ubuntu with its private half."},
+		Filesystems: views.Choices{Name: "file_system_names", Label: "Filesystems", Error: form.Error("file_system_names"),
+			Hint: "Optional. Each is mounted at /lambda/nfs/<name>; it must be in the launch region."},
+		Rulesets: views.Choices{Name: "firewall_rulesets", Label: "Firewall rulesets", Error: form.Error("firewall_rulesets"),
+			Hint: "Optional. Their rules apply on top of the global rules; each must be in the launch region."},
+	}
+	for _, t := range types {
+		lt := views.InstanceType{Name: t.Name, Description: t.Description, Specs: specsText(t.Specs),
+			Price: strings.Replace(priceText(t.PriceCentsPerHour), " / hour", "/hr", 1), Checked: t.Name == form.Value("instance_type_name")}
+		for _, r := range t.Regions {
+			lt.Regions = append(lt.Regions, r.Name)
+		}
+		v.Types = append(v.Types, lt)
+	}
+	for _, r := range models.Regions {
+		v.Region.Options = append(v.Region.Options, views.Option{Value: r.Name, Label: r.Name + " · " + r.Description})
+	}
+	for _, k := range keys {
+		v.SSHKey.Options = append(v.SSHKey.Options, views.Option{Value: k.Name, Label: k.Name})
+	}
+	if len(keys) == 1 && form.Values == nil {
+		v.SSHKey.Value = keys[0].Name // nothing to choose between
+	}
+	for _, f := range fss {
+		v.Filesystems.Options = append(v.Filesystems.Options, views.Option{Value: f.Name, Label: f.Name, Region: f.RegionName,
+			Note: f.RegionName + " · mounted at " + f.MountPoint(), Checked: slices.Contains(filesystems, f.Name)})
+	}
+	for _, r := range rss {
+		v.Rulesets.Options = append(v.Rulesets.Options, views.Option{Value: r.ID, Label: r.Name, Region: r.RegionName,
+			Note: r.RegionName + " · " + plural(len(r.Rules), "rule"), Checked: slices.Contains(rulesets, r.ID)})
+	}
+	return h.page(c, status, "Launch an instance", views.NavInstances, views.LaunchPage(v))
+}
+
+func specsText(s models.InstanceTypeSpecs) string {
+	return fmt.Sprintf("%s · %s RAM · %s storage", plural(s.VCPUs, "vCPU"), gibText(s.MemoryGiB), gibText(s.StorageGiB))
+}
+
+// gibText writes a size in GiB, in TiB from 1,000 GiB on.
+func gibText(gib int) string {
+	if gib < 1000 {
+		return fmt.Sprintf("%d GiB", gib)
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(gib)/1024), ".0") + " TiB"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

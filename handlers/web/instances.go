@@ -1,0 +1,169 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// Instances lists the account's instances that are not terminated. While
+// one is booting or terminating the table asks for itself every two
+// seconds, naming itself in HX-Target, and gets the table alone.
+func (h *Handlers) Instances(c *fiber.Ctx) error {
+	ds, err := h.store.Instances(c.UserContext(), actor(c))
+	if err != nil {
+		return err
+	}
+	rows := make([]views.Instance, len(ds))
+	for i := range ds {
+		rows[i] = viewInstance(&ds[i], nil)
+	}
+	if c.Get("HX-Target") == views.InstancesTableID {
+		return renderAlone(c, views.InstancesTable(rows))
+	}
+	return h.page(c, fiber.StatusOK, "Instances", views.NavInstances, views.InstancesPage(views.Instances{Rows: rows}))
+}
+
+// Instance shows one instance of the account, terminated or not; another
+// account's is not found. It polls itself like the table.
+func (h *Handlers) Instance(c *fiber.Ctx) error {
+	ctx, a := c.UserContext(), actor(c)
+	d, err := h.store.Instance(ctx, a, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	rulesets, err := h.store.FirewallRulesets(ctx, a)
+	if err != nil {
+		return err
+	}
+	names := make(map[string]string, len(rulesets))
+	for _, r := range rulesets {
+		names[r.ID] = r.Name
+	}
+	v := viewInstance(d, names)
+	if c.Get("HX-Target") == views.InstanceDetailID {
+		return renderAlone(c, views.InstanceDetail(v))
+	}
+	return h.page(c, fiber.StatusOK, v.Title(), views.NavInstances, views.InstancePage(v))
+}
+
+// viewInstance shows an instance; rulesets names its rulesets by id.
+func viewInstance(d *models.InstanceDetail, rulesets map[string]string) views.Instance {
+	region, _ := models.LookupRegion(d.RegionName)
+	typ, _ := models.LookupInstanceType(d.InstanceTypeName)
+	actions := d.Actions()
+	v := views.Instance{
+		ID: d.ID, Name: d.Name, Status: d.Status, IP: d.IP, PrivateIP: d.PrivateIP, Hostname: d.Hostname,
+		Region: region.Name, RegionDescription: region.Description,
+		Type: typ.Name, TypeDescription: typ.Description, Price: priceText(typ.PriceCentsPerHour),
+		Launched: d.CreatedAt, SSHKeys: d.SSHKeyNames,
+		CanRestart: actions.Restart.Available, CanTerminate: actions.Terminate.Available,
+	}
+	for _, m := range d.Mounts {
+		v.Mounts = append(v.Mounts, views.Mount{Name: m.FilesystemName, MountPoint: m.MountPoint})
+	}
+	for _, id := range d.RulesetIDs {
+		if name, ok := rulesets[id]; ok {
+			id = name
+		}
+		v.Rulesets = append(v.Rulesets, id)
+	}
+	return v
+}
+
+func priceText(centsPerHour int) string {
+	return fmt.Sprintf("$%d.%02d / hour", centsPerHour/100, centsPerHour%100)
+}
+
+// instanceAction is terminate or restart as the pages offer it: the
+// domain operation and what is said before and after.
+type instanceAction struct {
+	path    string // after /instances/:id/
+	title   string
+	text    string
+	submit  string
+	done    string // the flash after "Instance “name”"
+	operate func(context.Context, models.Actor, models.InstanceIDsInput) ([]models.InstanceDetail, error)
+}
+
+func (h *Handlers) terminate() instanceAction {
+	return instanceAction{path: "terminate", title: "Terminate", submit: "Terminate instance",
+		text: "It shuts down and its own disk is erased; filesystems mounted on it keep their data. This cannot be undone.",
+		done: " is terminating. It leaves the list once it has shut down.", operate: h.store.TerminateInstances}
+}
+
+func (h *Handlers) restart() instanceAction {
+	return instanceAction{path: "restart", title: "Restart", submit: "Restart instance",
+		text: "It reboots: running programs stop and SSH sessions drop. It reads Booting until it is back.",
+		done: " is restarting. It is back when its status reads Active.", operate: h.store.RestartInstances}
+}
+
+// ConfirmTerminateInstance asks before terminating an instance.
+func (h *Handlers) ConfirmTerminateInstance(c *fiber.Ctx) error {
+	return h.confirmInstanceAction(c, h.terminate())
+}
+
+// TerminateInstance terminates an instance of the account and returns to
+// the list, where it reads terminating until it is gone.
+func (h *Handlers) TerminateInstance(c *fiber.Ctx) error { return h.instanceAction(c, h.terminate()) }
+
+// ConfirmRestartInstance asks before restarting an instance.
+func (h *Handlers) ConfirmRestartInstance(c *fiber.Ctx) error {
+	return h.confirmInstanceAction(c, h.restart())
+}
+
+// RestartInstance restarts an active instance of the account; the domain
+// refuses others (409).
+func (h *Handlers) RestartInstance(c *fiber.Ctx) error { return h.instanceAction(c, h.restart()) }
+
+func (h *Handlers) confirmInstanceAction(c *fiber.Ctx, act instanceAction) error {
+	d, err := h.store.Instance(c.UserContext(), actor(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	v := viewInstance(d, nil)
+	return h.confirm(c, act.title+" instance", views.NavInstances, views.Confirm{
+		Title:      act.title + " " + instanceRef(v) + "?",
+		Text:       act.text,
+		Action:     "/instances/" + v.ID + "/" + act.path,
+		Submit:     act.submit,
+		CancelHref: "/instances",
+	})
+}
+
+func (h *Handlers) instanceAction(c *fiber.Ctx, act instanceAction) error {
+	ds, err := act.operate(c.UserContext(), actor(c), models.InstanceIDsInput{InstanceIDs: []string{c.Params("id")}})
+	if err != nil {
+		return err
+	}
+	ref := instanceRef(viewInstance(&ds[0], nil))
+	if err := h.flash(c, strings.ToUpper(ref[:1])+ref[1:]+act.done); err != nil {
+		return err
+	}
+	return redirect(c, "/instances")
+}
+
+// instanceRef names an instance in a sentence: by its name, quoted, or
+// by its short id.
+func instanceRef(v views.Instance) string {
+	if v.Name != "" {
+		return "instance “" + v.Name + "”"
+	}
+	return "instance " + views.ShortID(v.ID)
+}
+
+// confirm asks before a destructive action: a page of its own, or the
+// dialog's content when htmx loads it into the dialog.
+func (h *Handlers) confirm(c *fiber.Ctx, title, nav string, v views.Confirm) error {
+	v.CSRF = csrfToken(c)
+	v.InDialog = c.Get("HX-Target") == "dialog"
+	if v.InDialog {
+		return renderAlone(c, views.ConfirmDialog(v))
+	}
+	return h.page(c, fiber.StatusOK, title, nav, views.ConfirmPage(title, v))
+}
