@@ -18,7 +18,7 @@ const recentEvents = 10
 func (h *Handlers) Home(c *fiber.Ctx) error {
 	a := actor(c)
 	if a.IsSupport() {
-		return h.page(c, fiber.StatusOK, "Support", views.NavOverview, views.SupportHomePage(views.SupportHome{Email: a.Email}))
+		return h.supportHome(c)
 	}
 	o, err := h.store.AccountOverview(c.UserContext(), a)
 	if err != nil {
@@ -29,6 +29,11 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v := views.Overview{Alerts: accountAlerts(o), Resources: resourceCounts(o)}
+	webhook, err := h.webhookAlerts(c)
+	if err != nil {
+		return err
+	}
+	v.Alerts = append(v.Alerts, webhook...)
 	for _, ev := range events {
 		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a)})
 	}
@@ -90,6 +95,13 @@ var eventSummaries = map[string]string{
 	"api_key created":    "API key created",
 	"api_key deleted":    "API key revoked",
 	"account updated":    "Account changed by the operator",
+
+	"ticket created":               "Support ticket opened",
+	"ticket updated":               "Support ticket updated",
+	"webhook created":              "Webhook set up",
+	"webhook updated":              "Webhook changed",
+	"webhook tested":               "Webhook test event sent",
+	"webhook_delivery redelivered": "Webhook deliveries queued again",
 }
 
 // eventSummary says in words what an audit event records, naming the
@@ -120,6 +132,8 @@ func eventActor(ev models.AuditEvent, viewer models.Actor) string {
 		return "You"
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:operator:"):
 		return "The operator"
+	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:service:"):
+		return "cloudplane"
 	}
 	return "Another user"
 }

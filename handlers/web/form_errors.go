@@ -1,0 +1,64 @@
+package web
+
+import (
+	"strings"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// formErrorAt is formError for a form that names fields differently from
+// the domain input, or shows only some of them: names maps the input's
+// field names to the form's, and a problem with a field the form does not
+// show is said above the form, as a sentence.
+func formErrorAt(err error, form *views.Form, names map[string]string) (int, error) {
+	status, err := formError(err, form)
+	if err != nil {
+		return status, err
+	}
+	fields := form.Errors
+	form.Errors = map[string]string{}
+	var above []string
+	for field, msg := range fields {
+		if name, shown := names[field]; shown {
+			form.Errors[name] = msg
+		} else {
+			above = append(above, sentence(field, msg))
+		}
+	}
+	if len(above) > 0 {
+		form.Message = strings.Join(above, " ")
+	}
+	return status, nil
+}
+
+// sentence makes a domain message about field readable on its own: "must
+// be solved" becomes "Status must be solved.", while "a ticket cannot
+// move…", which names its subject, only gets its capital and full stop.
+func sentence(field, msg string) string {
+	msg = strings.TrimSuffix(strings.TrimSpace(msg), ".")
+	first, _, _ := strings.Cut(msg, " ")
+	switch first {
+	case "is", "are", "must", "has", "can", "cannot", "does":
+		name := strings.NewReplacer("_", " ", ".", " ").Replace(field)
+		msg = name + " " + msg
+	}
+	if msg == "" {
+		return ""
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}
+
+// requireOwner refuses pages that only make sense inside an account, such
+// as a form whose domain operation support staff may not call: the domain
+// refuses the change itself, this spares staff a form they cannot send.
+func requireOwner(a models.Actor) error {
+	if a.AccountID == "" {
+		return errOwnersOnly
+	}
+	return nil
+}
+
+var errOwnersOnly = &models.Error{Code: models.CodeForbidden,
+	Message:    "This page belongs to an account's owner.",
+	Suggestion: "Support staff work from the ticket queue and the delivery log."}
