@@ -15,7 +15,7 @@ func (s *Store) AccountID(ctx context.Context, actor Actor, ref string) (string,
 		return "", Errorf(CodeForbidden, "Only support staff look up other accounts")
 	}
 	ref = strings.TrimSpace(ref)
-	noAccount := InvalidField("account", "is not an account ID or the email of an account owner")
+	noAccount := InvalidField("account", "does not match any account; give an account ID or the email of its owner")
 	if IsID(ref) {
 		var n int64
 		if err := s.read(ctx).Model(&Account{}).Where("id = ?", ref).Count(&n).Error; err != nil {

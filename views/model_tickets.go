@@ -64,16 +64,16 @@ func (v TicketList) Filtered() bool { return v.Status != "" || v.Severity != "" 
 
 // TicketRow is one ticket of a list.
 type TicketRow struct {
-	ID        string
-	Subject   string
-	Status    string
-	Type      string
-	Severity  string // "" without one
-	Requester string // the email of who opened it
-	AccountID string
-	Replies   int
-	Created   time.Time
-	Updated   time.Time
+	ID           string
+	Subject      string
+	Status       string
+	Type         string
+	Severity     string // "" without one
+	Requester    string // the email of who opened it
+	AccountID    string
+	CommentCount int // after the description
+	Created      time.Time
+	Updated      time.Time
 }
 
 // NewTicket is the form that opens a ticket.

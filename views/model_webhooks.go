@@ -62,8 +62,9 @@ func (v Deliveries) Filtered() bool {
 // RedeliverFailed is the form that queues an endpoint's failed deliveries
 // again; nil where there is no one endpoint to redeliver to.
 type RedeliverFailed struct {
-	Account string // support staff name the account
-	Form    Form
+	Account  string // support staff name the account
+	Form     Form
+	Disabled bool // the endpoint is off, so nothing can be redelivered
 }
 
 // Delivery is one event on its way to an endpoint, as the log lists it.

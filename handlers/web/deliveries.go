@@ -45,26 +45,50 @@ func (h *Handlers) deliveriesPage(c *fiber.Ctx, status int, v views.Deliveries, 
 	if v.EventType != "" {
 		f.EventTypes = []string{v.EventType}
 	}
-	listStatus, err := h.deliveryRows(c, &v, f)
+	listStatus, err := h.deliveryRows(c, &v, &f)
 	if err != nil {
 		return err
 	}
 	status = max(status, listStatus)
-	v.Redeliver = redeliver
-	failed := slices.ContainsFunc(v.Rows, func(d views.Delivery) bool { return d.Status == models.DeliveryFailed })
-	if v.Redeliver == nil && failed && (!v.Support || v.Account != "" && listStatus == fiber.StatusOK) {
-		since := h.store.Now().Add(-models.HealthWindow).Format(sinceLayout)
-		v.Redeliver = &views.RedeliverFailed{Account: v.Account, Form: views.Form{Values: map[string]string{"since": since}}}
+	if err := h.redeliverForm(c, &v, f.AccountID, redeliver); err != nil {
+		return err
 	}
 	if c.Get("HX-Target") == "deliveries" {
 		return renderAlone(c.Status(status), views.DeliveryList(v))
 	}
+	showAt(c, v.Self)
 	return h.page(c, status, "Webhook deliveries", deliveriesNav(a), views.DeliveriesPage(v))
 }
 
-// deliveryRows fills v with a page of the log. A refused filter goes back
-// on the form, with the status to answer.
-func (h *Handlers) deliveryRows(c *fiber.Ctx, v *views.Deliveries, f models.DeliveryFilter) (int, error) {
+// redeliverForm offers to redeliver an endpoint's failures where one
+// endpoint is in view (an owner's, or the account staff filtered on) and
+// the page shows a failure, or after the form was refused; while the
+// endpoint is off it says so instead.
+func (h *Handlers) redeliverForm(c *fiber.Ctx, v *views.Deliveries, accountID string, refused *views.RedeliverFailed) error {
+	v.Redeliver = refused
+	failed := slices.ContainsFunc(v.Rows, func(d views.Delivery) bool { return d.Status == models.DeliveryFailed })
+	if v.Redeliver == nil && failed && (!v.Support || accountID != "") {
+		since := h.store.Now().Add(-models.HealthWindow).Format(sinceLayout)
+		v.Redeliver = &views.RedeliverFailed{Account: v.Account, Form: views.Form{Values: map[string]string{"since": since}}}
+	}
+	if v.Redeliver == nil || v.Support && accountID == "" {
+		return nil
+	}
+	e, err := h.store.Webhook(c.UserContext(), actor(c), accountID)
+	switch {
+	case models.ErrorCode(err) == models.CodeNotFound:
+		return nil
+	case err != nil:
+		return err
+	}
+	v.Redeliver.Disabled = !e.Enabled
+	return nil
+}
+
+// deliveryRows fills v with a page of the log, and f with the account an
+// account filter names. A refused filter goes back on the form, with the
+// status to answer.
+func (h *Handlers) deliveryRows(c *fiber.Ctx, v *views.Deliveries, f *models.DeliveryFilter) (int, error) {
 	a := actor(c)
 	q := url.Values{}
 	for name, value := range map[string]string{"status": v.Status, "event_type": v.EventType, "account": v.Account, "ticket": v.Ticket} {
@@ -80,7 +104,7 @@ func (h *Handlers) deliveryRows(c *fiber.Ctx, v *views.Deliveries, f models.Deli
 		}
 		f.AccountID = id
 	}
-	page, err := h.store.WebhookDeliveries(c.UserContext(), a, f)
+	page, err := h.store.WebhookDeliveries(c.UserContext(), a, *f)
 	if err != nil {
 		return formError(err, &v.Form)
 	}
@@ -180,6 +204,7 @@ func (h *Handlers) deliveryPage(c *fiber.Ctx, status int, id, message string) er
 	if c.Get("HX-Target") == "delivery" {
 		return renderAlone(c.Status(status), views.DeliveryPage(v))
 	}
+	showAt(c, "/webhook-deliveries/"+d.ID)
 	return h.page(c, status, views.EventTypeLabel(d.EventType)+" delivery", deliveriesNav(a), views.DeliveryPage(v))
 }
 

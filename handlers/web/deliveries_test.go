@@ -93,7 +93,7 @@ func TestDeliveryLogScopesAndFilters(t *testing.T) {
 		{"?ticket=" + l.adaTicket.ID + "&status=succeeded", 200, []string{l.created}, []string{l.resolved, l.failed}},
 		{"?event_type=webhook.test", 200, []string{"No deliveries match these filters"}, []string{l.created}},
 		{"?status=lost", 422, []string{`id="field-status-error"`, "No deliveries shown"}, []string{l.created}},
-		{"?account=nobody@example.com", 422, []string{"Account is not an account ID or the email of an account owner."}, []string{l.created}},
+		{"?account=nobody@example.com", 422, []string{"Account (email or ID) does not match any account; give an account ID or the email of its owner."}, []string{l.created}},
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
@@ -140,7 +140,7 @@ func TestPendingDeliveriesPoll(t *testing.T) {
 	b := e.signedIn("ada@example.com")
 	page := "/webhook-deliveries/" + id
 	b.get(page).expect(http.StatusOK).
-		contains(`id="delivery" hx-get="`+page+`" hx-trigger="every 2s" hx-target="this" hx-swap="outerHTML"`, "Sending…", "No attempts yet",
+		contains(`id="delivery" class="delivery" hx-get="`+page+`" hx-trigger="every 2s" hx-target="this" hx-swap="outerHTML"`, "Sending…", "No attempts yet",
 			"The headers are recorded with the first attempt.")
 	b.get("/webhook-deliveries").contains(`hx-get="/webhook-deliveries?" hx-trigger="every 2s"`)
 	b.get("/webhook-deliveries?status=pending").contains(`hx-get="/webhook-deliveries?status=pending" hx-trigger="every 2s"`)
@@ -212,6 +212,14 @@ func TestRedeliverFailedSince(t *testing.T) {
 	}
 	ada.post("/webhook-deliveries/redeliver-failed", url.Values{"since": {"2026-01-02T03:00"}}).expect(http.StatusSeeOther)
 	ada.get("/webhook-deliveries").contains("No failed deliveries since then; nothing was queued.")
+	// Switching the webhook off fails what was pending; it cannot be
+	// redelivered until the webhook is on again, and the log says so.
+	ada.post("/webhook/enabled", url.Values{"enabled": {"false"}}).expect(http.StatusSeeOther)
+	ada.get("/webhook-deliveries").contains("Your webhook is disabled", "Enable it on the Webhooks page first").
+		lacks(`action="/webhook-deliveries/redeliver-failed"`)
+	ada.post("/webhook-deliveries/redeliver-failed", url.Values{"since": {"2026-01-02T03:00"}}).
+		expect(http.StatusUnprocessableEntity).contains("Your webhook is disabled")
+	ada.post("/webhook/enabled", url.Values{"enabled": {"true"}}).expect(http.StatusSeeOther)
 
 	s := l.signedIn("help@example.com")
 	s.get("/webhook-deliveries").lacks("Redeliver failed deliveries") // no one endpoint in view

@@ -3,6 +3,8 @@ package web
 import (
 	"strings"
 
+	"github.com/gofiber/fiber/v2"
+
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -47,6 +49,14 @@ func sentence(field, msg string) string {
 		return ""
 	}
 	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}
+
+// showAt names the page a form post answers with, for htmx to put in the
+// address bar in place of the form's action, which has no page to reload.
+func showAt(c *fiber.Ctx, path string) {
+	if c.Method() == fiber.MethodPost {
+		c.Set("HX-Replace-Url", path)
+	}
 }
 
 // requireOwner refuses pages that only make sense inside an account, such

@@ -99,7 +99,7 @@ func ticketRow(t models.TicketDetail) views.TicketRow {
 	// The description is the first comment, written by whoever opened it.
 	if len(t.Comments) > 0 {
 		r.Requester = t.Comments[0].Author
-		r.Replies = len(t.Comments) - 1
+		r.CommentCount = len(t.Comments) - 1
 	}
 	return r
 }
@@ -142,6 +142,7 @@ func (h *Handlers) CreateTicket(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
+		showAt(c, "/tickets/new")
 		return h.page(c, status, "Open a ticket", views.NavTickets, views.NewTicketPage(views.NewTicket{Form: form, CSRF: csrfToken(c)}))
 	}
 	if err := h.flash(c, "Ticket opened. Support answers here; add a comment if you have more to tell."); err != nil {
@@ -171,6 +172,7 @@ func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, comment views
 	} else {
 		v.CanSolve = slices.Contains(moves, models.TicketSolved)
 	}
+	showAt(c, "/tickets/"+t.ID)
 	for _, cm := range t.Comments {
 		v.Comments = append(v.Comments, views.Comment{Seq: cm.Seq, Author: commentAuthor(cm, a), Staff: cm.Author == "support",
 			Body: cm.Body, Time: cm.CreatedAt})

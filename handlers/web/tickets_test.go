@@ -76,7 +76,7 @@ func TestOpenTicket(t *testing.T) {
 			"Mark as solved", "The dashboard", `href="/webhook-deliveries?ticket=`+id+`"`).
 		lacks("Move ticket")
 	b.get("/tickets").expect(http.StatusOK).
-		contains(`href="/tickets/`+id+`"`, "GPU missing", `class="badge badge-info">New</span>`, "Incident", "no replies")
+		contains(`href="/tickets/`+id+`"`, "GPU missing", `class="badge badge-info">New</span>`, "Incident", "no comments")
 
 	ev := e.events(ada, 1)[0]
 	if ev.ResourceName != "ticket" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID {
@@ -133,7 +133,7 @@ func TestCommentOnTicket(t *testing.T) {
 	b.post(page+"/comments", url.Values{"comment": {"Still slow <b>today</b>"}}).expect(http.StatusSeeOther).redirectsTo(page)
 	b.get(page).expect(http.StatusOK).
 		contains("Comment added.", "Still slow &lt;b&gt;today&lt;/b&gt;", `id="comment-1"`, `datetime="2026-01-02T03:05:05Z"`)
-	b.get("/tickets").contains("1 reply")
+	b.get("/tickets").contains("1 comment")
 }
 
 func TestOwnerSolvesTicket(t *testing.T) {
@@ -247,7 +247,7 @@ func TestSupportQueue(t *testing.T) {
 		{"?account=" + *bob.AccountID, 200, []string{"bob first"}, []string{"ada first"}, "", ""},
 		{"?status=pending", 200, []string{"No tickets match these filters"}, []string{"ada first", "bob first"}, "", ""},
 		{"?account=nobody@example.com", 422, []string{"No tickets shown"}, []string{"ada first"},
-			"account", "Account is not an account ID or the email of an account owner."},
+			"account", "Account (email or ID) does not match any account; give an account ID or the email of its owner."},
 		{"?status=lost", 422, nil, []string{"ada first"}, "status", "Status must be new, open, pending, on_hold, solved or closed, not \"lost\"."},
 	}
 	for _, c := range cases {
@@ -288,8 +288,11 @@ func TestSupportMovesTicket(t *testing.T) {
 		t.Fatalf("moves offered from pending: %s", got)
 	}
 
-	s.post(page+"/status", url.Values{"status": {"closed"}}).expect(http.StatusUnprocessableEntity).
+	res = s.post(page+"/status", url.Values{"status": {"closed"}}).expect(http.StatusUnprocessableEntity).
 		contains("The ticket did not move", "A ticket is closed only once solved; this one is pending.", "From Pending to:")
+	if got := res.Header.Get("HX-Replace-Url"); got != page {
+		t.Fatalf("address after a refused move %q, want the ticket's", got)
+	}
 	if got := e.ticketStatus(tk.ID); got != models.TicketPending {
 		t.Fatalf("status %s after a refused move", got)
 	}

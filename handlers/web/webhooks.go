@@ -38,6 +38,7 @@ func (h *Handlers) webhookPage(c *fiber.Ctx, status int, v views.Webhook) error 
 			v.Form.Values = map[string]string{"url": e.URL}
 		}
 	}
+	showAt(c, "/webhook")
 	return h.page(c, status, "Webhooks", views.NavWebhooks, views.WebhookPage(v))
 }
 

@@ -94,7 +94,7 @@ func TestSetUpWebhook(t *testing.T) {
 	}
 	b.get("/webhook").expect(http.StatusOK).
 		contains("Events are delivered", "<code>"+models.MaskToken(token)+"</code>", "Send test event", "No delivery attempts",
-			"No failed attempts.", `value="https://hooks.example.com/cloudplane"`, `href="/webhook-deliveries"`).
+			"Nothing sent yet.", `value="https://hooks.example.com/cloudplane"`, `href="/webhook-deliveries"`).
 		lacks(token, ep.Secret, "Copy it now.")
 
 	// Changing the URL keeps the token.
@@ -189,11 +189,13 @@ func TestWebhookHealthAndWarning(t *testing.T) {
 	e.ticket(ada, "two")
 	e.answer(503, true)
 	b := e.signedIn("ada@example.com")
-	b.get("/webhook").contains("50%", "1 of 2 attempts succeeded", "HTTP Service Unavailable", `datetime="2026-01-02T03:05:05Z"`)
+	b.get("/webhook").contains("50%", "1 of 2 attempts succeeded", "HTTP Service Unavailable", `datetime="2026-01-02T03:05:05Z"`,
+		"Deliveries are failing")
 	b.get("/").contains("Webhook deliveries are failing", "The last attempt failed: HTTP Service Unavailable.")
 	e.clock.Advance(time.Minute)
 	e.answer(200, false)
-	b.get("/webhook").contains("66.7%", "2 of 3 attempts succeeded", "deliveries have succeeded since")
+	b.get("/webhook").contains("66.7%", "2 of 3 attempts succeeded", "deliveries have succeeded since", "Events are delivered").
+		lacks("Deliveries are failing")
 	b.get("/").lacks("Webhook deliveries are failing")
 }
 
