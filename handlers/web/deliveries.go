@@ -49,7 +49,7 @@ func (h *Handlers) deliveriesPage(c *fiber.Ctx, status int, v views.Deliveries, 
 	if err != nil {
 		return err
 	}
-	status = max(status, listStatus)
+	status = max(status, listStatus) // a refused form or filter answers 422
 	if err := h.redeliverForm(c, &v, f.AccountID, redeliver); err != nil {
 		return err
 	}

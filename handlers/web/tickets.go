@@ -25,9 +25,12 @@ func (h *Handlers) Tickets(c *fiber.Ctx) error {
 	for name, p := range map[string]*string{"status": &v.Status, "severity": &v.Severity, "account": &v.Account} {
 		*p = strings.TrimSpace(strings.Clone(c.Query(name)))
 	}
+	if !v.Support {
+		v.Severity, v.Account = "", "" // filters of the queue, not of an owner's list
+	}
 	f := models.TicketFilter{OrderBy: "updated_at", PageToken: strings.Clone(c.Query("page_token")),
 		Statuses: statusFilter(v.Status)}
-	if v.Support && v.Severity != "" {
+	if v.Severity != "" {
 		f.Severities = []string{v.Severity}
 	}
 	status, err := h.ticketRows(c, &v, f)
@@ -45,7 +48,7 @@ func (h *Handlers) Tickets(c *fiber.Ctx) error {
 // on the form, with the status to answer.
 func (h *Handlers) ticketRows(c *fiber.Ctx, v *views.TicketList, f models.TicketFilter) (int, error) {
 	a := actor(c)
-	if v.Support && v.Account != "" {
+	if v.Account != "" {
 		id, err := h.store.AccountID(c.UserContext(), a, v.Account)
 		if err != nil {
 			return formError(err, &v.Form)

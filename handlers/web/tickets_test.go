@@ -183,7 +183,7 @@ func TestTicketsOfAnotherAccount(t *testing.T) {
 	bob := e.signedIn("bob@example.com")
 	page := "/tickets/" + tk.ID
 	bob.get("/tickets").expect(http.StatusOK).lacks("ada's secret")
-	bob.get("/tickets?account=" + *ada.AccountID).expect(http.StatusOK).lacks("ada's secret")
+	bob.get("/tickets?account="+*ada.AccountID).expect(http.StatusOK).lacks("ada's secret", "Clear")
 	bob.get(page).expect(http.StatusNotFound).lacks("ada's secret")
 	bob.post(page+"/comments", url.Values{"comment": {"mine now"}}).expect(http.StatusNotFound)
 	bob.post(page+"/solve", nil).expect(http.StatusNotFound)
