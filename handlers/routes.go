@@ -114,4 +114,24 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/ssh-keys/:id/delete", web.RequireUser, w.ConfirmDeleteSSHKey)
 	app.Post("/ssh-keys/:id/delete", web.RequireUser, w.DeleteSSHKey)
 	app.Get("/audit-events", web.RequireUser, w.AuditEvents)
+
+	app.Get("/tickets", web.RequireUser, w.Tickets)
+	app.Post("/tickets", web.RequireUser, w.CreateTicket)
+	// The fixed path before :id, which would swallow it.
+	app.Get("/tickets/new", web.RequireUser, w.NewTicket)
+	app.Get("/tickets/:id", web.RequireUser, w.Ticket)
+	app.Post("/tickets/:id/comments", web.RequireUser, w.CommentOnTicket)
+	app.Post("/tickets/:id/status", web.RequireUser, w.MoveTicket)
+	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
+
+	app.Get("/webhook", web.RequireUser, w.Webhook)
+	app.Post("/webhook", web.RequireUser, w.SetWebhook)
+	app.Post("/webhook/enabled", web.RequireUser, w.SetWebhookEnabled)
+	app.Post("/webhook/test", web.RequireUser, w.SendTestWebhookEvent)
+	app.Get("/webhook/rotate-token", web.RequireUser, w.ConfirmRotateWebhookToken)
+	app.Post("/webhook/rotate-token", web.RequireUser, w.RotateWebhookToken)
+	app.Get("/webhook-deliveries", web.RequireUser, w.Deliveries)
+	app.Post("/webhook-deliveries/redeliver-failed", web.RequireUser, w.RedeliverFailedWebhooks)
+	app.Get("/webhook-deliveries/:id", web.RequireUser, w.Delivery)
+	app.Post("/webhook-deliveries/:id/redeliver", web.RequireUser, w.RedeliverWebhook)
 }

@@ -61,6 +61,18 @@ func checkTicketMove(from, to string) error {
 // isResolved reports whether status ends the ticket's work.
 func isResolved(status string) bool { return status == TicketSolved || status == TicketClosed }
 
+// UnresolvedTicketStatuses are the statuses of tickets support still works
+// on, in TicketStatuses order: the support queue's default view.
+func UnresolvedTicketStatuses() []string {
+	var out []string
+	for _, s := range TicketStatuses {
+		if !isResolved(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // APITicketStatus is how the API, which knows fewer statuses, shows one:
 // new reads open and closed reads solved.
 func APITicketStatus(status string) string {

@@ -42,7 +42,7 @@ func (f *TicketFilter) Validate() error {
 	var fe FieldErrors
 	for _, s := range f.Statuses {
 		if _, ok := ticketMoves[s]; !ok {
-			fe.Add("status", fmt.Sprintf("unknown status %q", s))
+			fe.Add("status", fmt.Sprintf("must be new, open, pending, on_hold, solved or closed, not %q", s))
 		}
 	}
 	for _, s := range f.APIStatuses {

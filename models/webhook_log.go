@@ -166,6 +166,16 @@ type WebhookHealth struct {
 	SuccessRate *float64 // nil without attempts
 	LastError   string   // of the latest failed attempt
 	LastErrorAt *time.Time
+	LastSuccess *time.Time // of the latest successful attempt
+}
+
+// Failing reports whether the endpoint needs its owner's attention: it is
+// disabled, or its latest attempt in the window failed.
+func (h *WebhookHealth) Failing() bool {
+	if !h.Endpoint.Enabled {
+		return true
+	}
+	return h.LastErrorAt != nil && (h.LastSuccess == nil || h.LastErrorAt.After(*h.LastSuccess))
 }
 
 // HealthWindow is the span WebhookHealth looks back over.
@@ -197,6 +207,13 @@ func (s *Store) WebhookHealth(ctx context.Context, actor Actor, accountID string
 	}
 	if len(last) == 1 {
 		h.LastError, h.LastErrorAt = last[0].Error, &last[0].StartedAt
+	}
+	var success []time.Time
+	if err := recent.Where("succeeded = ?", true).Order("started_at DESC").Limit(1).Pluck("started_at", &success).Error; err != nil {
+		return nil, err
+	}
+	if len(success) == 1 {
+		h.LastSuccess = &success[0]
 	}
 	return h, nil
 }

@@ -166,6 +166,9 @@ func TestWebhookHealth(t *testing.T) {
 		h.LastError == "" || !h.LastErrorAt.Equal(f.clock.Now().Add(-time.Minute)) {
 		t.Fatalf("health %+v, %v", h, err)
 	}
+	if h.Failing() || !h.LastSuccess.Equal(f.clock.Now()) {
+		t.Fatalf("a success after the last failure: failing %v, last success %v", h.Failing(), h.LastSuccess)
+	}
 	if _, err := f.store.WebhookHealth(f.ctx, f.support, f.other.AccountID); models.ErrorCode(err) != models.CodeNotFound {
 		t.Fatalf("health of an account without a webhook: %v", err)
 	}
@@ -196,5 +199,42 @@ func TestPruneKeepsRecentAndPendingDeliveries(t *testing.T) {
 	}
 	if got := f.count(&models.WebhookAttempt{}, ""); got != 1 {
 		t.Fatalf("%d attempts left", got)
+	}
+}
+
+// An endpoint fails while its latest attempt failed, and whenever it is
+// disabled, so that the owner's overview can warn about it.
+func TestWebhookHealthFailing(t *testing.T) {
+	f := newTicketFixture(t)
+	f.webhook(f.owner, "https://hooks.example.com/")
+	health := func() *models.WebhookHealth {
+		t.Helper()
+		h, err := f.store.WebhookHealth(f.ctx, f.owner, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	if health().Failing() {
+		t.Fatal("an endpoint without attempts is failing")
+	}
+	f.incident(f.owner, "a")
+	f.attempt(200, false)
+	f.clock.Advance(time.Minute)
+	f.incident(f.owner, "b")
+	f.attempt(500, true)
+	if h := health(); !h.Failing() || h.LastError != "HTTP 500" {
+		t.Fatalf("after a failed attempt: failing %v, %+v", h.Failing(), h)
+	}
+	f.clock.Advance(time.Minute)
+	f.attempt(200, false)
+	if health().Failing() {
+		t.Fatal("still failing after the retry succeeded")
+	}
+	if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, false); err != nil {
+		t.Fatal(err)
+	}
+	if !health().Failing() {
+		t.Fatal("a disabled endpoint is not failing")
 	}
 }

@@ -294,3 +294,34 @@
     ports.placeholder = icmp ? "None for ICMP" : "22 or 8000-8080";
   }
 })();
+
+// Fields shown only for one choice of another field: the new ticket's
+// severity, only for incidents. A hidden field is disabled too, so the
+// form does not send it. Without script every field shows, and the domain
+// says which one does not belong.
+(function () {
+  "use strict";
+
+  function sync(root) {
+    var parts = root.querySelectorAll("[data-shown-for]");
+    for (var i = 0; i < parts.length; i++) {
+      var rule = parts[i].dataset.shownFor.split("=");
+      var form = parts[i].closest("form");
+      var chosen = form && form.querySelector('[name="' + rule[0] + '"]:checked');
+      var show = !chosen || chosen.value === rule[1];
+      parts[i].hidden = !show;
+      var controls = parts[i].querySelectorAll("input, select, textarea");
+      for (var j = 0; j < controls.length; j++) {
+        controls[j].disabled = !show;
+      }
+    }
+  }
+
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest("form");
+    if (form && form.querySelector("[data-shown-for]")) {
+      sync(form);
+    }
+  });
+  htmx.onLoad(sync);
+})();

@@ -147,7 +147,9 @@ type Event struct {
 
 // SupportHome is the home page of support staff.
 type SupportHome struct {
-	Email string
+	Email   string
+	Tickets []TicketRow // the newest unresolved tickets, at most a page
+	More    bool        // more unresolved tickets than shown
 }
 
 // APIKeys is the API keys page.

@@ -18,7 +18,7 @@ const recentEvents = 10
 func (h *Handlers) Home(c *fiber.Ctx) error {
 	a := actor(c)
 	if a.IsSupport() {
-		return h.page(c, fiber.StatusOK, "Support", views.NavOverview, views.SupportHomePage(views.SupportHome{Email: a.Email}))
+		return h.supportHome(c)
 	}
 	o, err := h.store.AccountOverview(c.UserContext(), a)
 	if err != nil {
@@ -29,6 +29,11 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v := views.Overview{Alerts: accountAlerts(o), Resources: resourceCounts(o)}
+	webhook, err := h.webhookAlerts(c)
+	if err != nil {
+		return err
+	}
+	v.Alerts = append(v.Alerts, webhook...)
 	for _, ev := range events {
 		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a)})
 	}
@@ -105,6 +110,13 @@ var eventSummaries = map[string]string{
 	"instance updated":    "Instance renamed",
 	"ssh_key created":     "SSH key added",
 	"ssh_key deleted":     "SSH key deleted",
+
+	"ticket created":               "Support ticket opened",
+	"ticket updated":               "Support ticket updated",
+	"webhook created":              "Webhook set up",
+	"webhook updated":              "Webhook changed",
+	"webhook tested":               "Webhook test event sent",
+	"webhook_delivery redelivered": "Webhook deliveries queued again",
 }
 
 // eventsNamedByID are the resources whose events may not carry a name:
@@ -143,6 +155,8 @@ func eventActor(ev models.AuditEvent, viewer models.Actor) string {
 		return "You"
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:operator:"):
 		return "The operator"
+	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:service:"):
+		return "cloudplane"
 	}
 	return "Another user"
 }

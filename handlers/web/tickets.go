@@ -1,0 +1,249 @@
+package web
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// unresolved is the status filter that stands for every status support
+// still works on.
+const unresolved = "unresolved"
+
+// Tickets lists tickets, most recently active first: an owner's own, or
+// for support staff every account's. Filters: status (one status, or
+// unresolved), and for staff severity and account (an id or an owner's
+// email). A filter the domain refuses is shown beside its field (422).
+func (h *Handlers) Tickets(c *fiber.Ctx) error {
+	a := actor(c)
+	v := views.TicketList{Support: a.IsSupport(), Statuses: ticketStatusChoices}
+	for name, p := range map[string]*string{"status": &v.Status, "severity": &v.Severity, "account": &v.Account} {
+		*p = strings.TrimSpace(strings.Clone(c.Query(name)))
+	}
+	if !v.Support {
+		v.Severity, v.Account = "", "" // filters of the queue, not of an owner's list
+	}
+	f := models.TicketFilter{OrderBy: "updated_at", PageToken: strings.Clone(c.Query("page_token")),
+		Statuses: statusFilter(v.Status)}
+	if v.Severity != "" {
+		f.Severities = []string{v.Severity}
+	}
+	status, err := h.ticketRows(c, &v, f)
+	if err != nil {
+		return err
+	}
+	title := "Support tickets"
+	if v.Support {
+		title = "Ticket queue"
+	}
+	return h.page(c, status, title, views.NavTickets, views.TicketsPage(v))
+}
+
+// ticketRows fills v with a page of tickets. A refused filter goes back
+// on the form, with the status to answer.
+func (h *Handlers) ticketRows(c *fiber.Ctx, v *views.TicketList, f models.TicketFilter) (int, error) {
+	a := actor(c)
+	if v.Account != "" {
+		id, err := h.store.AccountID(c.UserContext(), a, v.Account)
+		if err != nil {
+			return formError(err, &v.Form)
+		}
+		f.AccountID = id
+	}
+	page, err := h.store.Tickets(c.UserContext(), a, f)
+	if err != nil {
+		return formError(err, &v.Form)
+	}
+	for _, t := range page.Tickets {
+		v.Tickets = append(v.Tickets, ticketRow(t))
+	}
+	v.Paged = f.PageToken != ""
+	if page.NextPageToken != nil {
+		q := url.Values{"page_token": {*page.NextPageToken}}
+		for name, value := range map[string]string{"status": v.Status, "severity": v.Severity, "account": v.Account} {
+			if value != "" {
+				q.Set(name, value)
+			}
+		}
+		v.NextHref = "/tickets?" + q.Encode()
+	}
+	return fiber.StatusOK, nil
+}
+
+var ticketStatusChoices = func() []views.Choice {
+	out := []views.Choice{{Value: "", Label: "Any status"}, {Value: unresolved, Label: "Unresolved"}}
+	for _, s := range models.TicketStatuses {
+		out = append(out, views.Choice{Value: s, Label: views.TicketStatusLabel(s)})
+	}
+	return out
+}()
+
+func statusFilter(status string) []string {
+	switch status {
+	case "":
+		return nil
+	case unresolved:
+		return models.UnresolvedTicketStatuses()
+	}
+	return []string{status}
+}
+
+func ticketRow(t models.TicketDetail) views.TicketRow {
+	r := views.TicketRow{ID: t.ID, Subject: t.Subject, Status: t.Status, Type: t.RequestType,
+		AccountID: t.AccountID, Created: t.CreatedAt, Updated: t.UpdatedAt}
+	if t.Severity != nil {
+		r.Severity = *t.Severity
+	}
+	// The description is the first comment, written by whoever opened it.
+	if len(t.Comments) > 0 {
+		r.Requester = t.Comments[0].Author
+		r.CommentCount = len(t.Comments) - 1
+	}
+	return r
+}
+
+// supportHome is the home page of support staff: the newest unresolved
+// tickets, and what else they can do.
+func (h *Handlers) supportHome(c *fiber.Ctx) error {
+	a := actor(c)
+	const shown = 10
+	page, err := h.store.Tickets(c.UserContext(), a, models.TicketFilter{
+		Statuses: models.UnresolvedTicketStatuses(), OrderBy: "updated_at", Limit: shown})
+	if err != nil {
+		return err
+	}
+	v := views.SupportHome{Email: a.Email, More: page.NextPageToken != nil}
+	for _, t := range page.Tickets {
+		v.Tickets = append(v.Tickets, ticketRow(t))
+	}
+	return h.page(c, fiber.StatusOK, "Support", views.NavOverview, views.SupportHomePage(v))
+}
+
+// NewTicket is the form that opens a ticket. Only owners open tickets.
+func (h *Handlers) NewTicket(c *fiber.Ctx) error {
+	if err := requireOwner(actor(c)); err != nil {
+		return err
+	}
+	return h.page(c, fiber.StatusOK, "Open a ticket", views.NavTickets, views.NewTicketPage(views.NewTicket{CSRF: csrfToken(c)}))
+}
+
+// CreateTicket opens a ticket from the dashboard and shows it. Refused
+// input comes back beside its fields.
+func (h *Handlers) CreateTicket(c *fiber.Ctx) error {
+	form := views.Form{Values: formValues(c, "subject", "type", "severity", "description")}
+	severity := form.Value("severity")
+	t, err := h.store.CreateTicket(c.UserContext(), actor(c), models.CreateTicketInput{Subject: form.Value("subject"),
+		Description: form.Value("description"), Type: form.Value("type"), Severity: &severity})
+	if err != nil {
+		status, err := formErrorAt(err, &form, map[string]string{"subject": "subject", "type": "type",
+			"severity": "severity", "description": "description"})
+		if err != nil {
+			return err
+		}
+		showAt(c, "/tickets/new")
+		return h.page(c, status, "Open a ticket", views.NavTickets, views.NewTicketPage(views.NewTicket{Form: form, CSRF: csrfToken(c)}))
+	}
+	if err := h.flash(c, "Ticket opened. Support answers here; add a comment if you have more to tell."); err != nil {
+		return err
+	}
+	return redirect(c, "/tickets/"+t.ID)
+}
+
+// Ticket shows a ticket with its conversation: an owner's own, or any to
+// support staff. Another account's ticket is not found.
+func (h *Handlers) Ticket(c *fiber.Ctx) error {
+	return h.ticketPage(c, fiber.StatusOK, strings.Clone(c.Params("id")), views.Form{}, "")
+}
+
+func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, comment views.Form, moveError string) error {
+	a := actor(c)
+	t, err := h.store.Ticket(c.UserContext(), a, id)
+	if err != nil {
+		return err
+	}
+	v := views.Ticket{TicketRow: ticketRow(*t), Source: t.Source, Resolved: t.ResolvedAt, Support: a.IsSupport(),
+		CommentForm: comment, MoveError: moveError, CSRF: csrfToken(c)}
+	v.InstanceID, v.InstanceIP = deref(t.InstanceID), deref(t.InstanceIP)
+	moves := models.TicketMoves(t.Status)
+	if v.Support {
+		v.Moves = moves
+	} else {
+		v.CanSolve = slices.Contains(moves, models.TicketSolved)
+	}
+	showAt(c, "/tickets/"+t.ID)
+	for _, cm := range t.Comments {
+		v.Comments = append(v.Comments, views.Comment{Seq: cm.Seq, Author: commentAuthor(cm, a), Staff: cm.Author == "support",
+			Body: cm.Body, Time: cm.CreatedAt})
+	}
+	return h.page(c, status, t.Subject, views.NavTickets, views.TicketPage(v))
+}
+
+// commentAuthor names a comment's author from the viewer's side. The
+// domain names staff "support", never by email.
+func commentAuthor(cm models.TicketComment, viewer models.Actor) string {
+	switch {
+	case cm.Author == "support":
+		return "Support"
+	case cm.AuthorUserID != nil && *cm.AuthorUserID == viewer.UserID:
+		return "You"
+	}
+	return cm.Author
+}
+
+// CommentOnTicket adds a comment and returns to the ticket; an empty or
+// refused comment comes back beside the field.
+func (h *Handlers) CommentOnTicket(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	form := views.Form{Values: formValues(c, "comment")}
+	_, err := h.store.UpdateTicket(c.UserContext(), actor(c), id,
+		models.UpdateTicketInput{Comment: &models.TicketCommentInput{Body: form.Value("comment")}})
+	if err != nil {
+		status, err := formErrorAt(err, &form, map[string]string{"comment.body": "comment"})
+		if err != nil {
+			return err
+		}
+		return h.ticketPage(c, status, id, form, "")
+	}
+	if err := h.flash(c, "Comment added."); err != nil {
+		return err
+	}
+	return redirect(c, "/tickets/"+id)
+}
+
+// MoveTicket moves a ticket to the posted status. Support staff make any
+// move the status machine allows; owners may only solve. A refused move
+// changes nothing and is said on the ticket's page (422).
+func (h *Handlers) MoveTicket(c *fiber.Ctx) error {
+	return h.changeStatus(c, strings.Clone(c.FormValue("status")))
+}
+
+// SolveTicket is the owner's "mark as solved".
+func (h *Handlers) SolveTicket(c *fiber.Ctx) error {
+	return h.changeStatus(c, models.TicketSolved)
+}
+
+func (h *Handlers) changeStatus(c *fiber.Ctx, to string) error {
+	id := strings.Clone(c.Params("id"))
+	_, err := h.store.UpdateTicket(c.UserContext(), actor(c), id, models.UpdateTicketInput{Status: &to})
+	if err != nil {
+		var form views.Form
+		status, err := formErrorAt(err, &form, nil)
+		if err != nil {
+			return err
+		}
+		return h.ticketPage(c, status, id, views.Form{}, form.Message)
+	}
+	msg := "Ticket moved to " + views.TicketStatusLabel(to) + "."
+	if to == models.TicketSolved && !actor(c).IsSupport() {
+		msg = "Ticket marked as solved. Thank you; support can reopen it if the problem comes back."
+	}
+	if err := h.flash(c, msg); err != nil {
+		return err
+	}
+	return redirect(c, "/tickets/"+id)
+}
