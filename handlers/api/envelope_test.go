@@ -35,6 +35,9 @@ func TestErrorEnvelopeEverywhere(t *testing.T) {
 			req.Header.Set("Authorization", "Bearer "+e.key)
 			r := e.send(req)
 			r.expectError(tc.status, tc.code)
+			if want := tc.method + " " + tc.path; !strings.Contains(r.message(), want) {
+				t.Fatalf("message %q does not name %q", r.message(), want)
+			}
 			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Fatalf("content type %q", ct)
 			}

@@ -18,5 +18,10 @@ type Handlers struct {
 // New returns the API handlers over store.
 func New(store *models.Store) *Handlers { return &Handlers{store: store} }
 
-// NoRoute answers paths under /api that no route serves.
-func NoRoute(c *fiber.Ctx) error { return fiber.ErrNotFound }
+// NoRoute answers method and path pairs under /api that no route serves,
+// naming both: a wrong method on a known path lands here too.
+func NoRoute(c *fiber.Ctx) error {
+	return &models.Error{Code: models.CodeRouteNotFound,
+		Message:    "No route serves " + c.Method() + " " + c.Path(),
+		Suggestion: "Check the method and path against the API reference"}
+}
