@@ -82,3 +82,23 @@ func TestFilesystemsListCostsOneQuery(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFilesystems is the list's domain read: ten filesystems.
+func BenchmarkFilesystems(b *testing.B) {
+	ctx := context.Background()
+	store := modelstest.Open(b)
+	owner, _ := modelstest.Owner(b, store, "bench@example.com")
+	actor := owner.Actor()
+	for i := 1; i <= 10; i++ {
+		in := models.CreateFilesystemInput{Name: fmt.Sprintf("filesystem-%02d", i), Region: "us-east-1"}
+		if _, err := store.CreateFilesystem(ctx, actor, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if list, err := store.Filesystems(ctx, actor); err != nil || len(list) != 10 {
+			b.Fatalf("listed %d, err %v", len(list), err)
+		}
+	}
+}

@@ -192,3 +192,25 @@ func TestServeHealthAndGracefulStop(t *testing.T) {
 		t.Fatalf("no shutdown log:\n%s", logs.String())
 	}
 }
+
+// The profiler is served only on --debug-addr, never on the API's port.
+func TestServeDebugAddr(t *testing.T) {
+	debug := freeAddr(t)
+	_, base, _ := startServer(t, []string{"CLOUDPLANE_DATABASE=" + modelstest.DSN(t)}, "--debug-addr", debug)
+	res, err := http.Get("http://" + debug + "/debug/pprof/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("pprof on --debug-addr: %d", res.StatusCode)
+	}
+	res, err = http.Get(base + "/debug/pprof/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Fatalf("pprof on the API port: %d", res.StatusCode)
+	}
+}

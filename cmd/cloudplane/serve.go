@@ -22,6 +22,7 @@ const shutdownGrace = 20 * time.Second
 
 type serveFlags struct {
 	addr, database, logLevel, redisURL string
+	debugAddr                          string
 	rateLimit, launchRateLimit         string
 	capacity                           string
 	rateBurst                          int
@@ -42,6 +43,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		"(e.g. gpu_1x_a10:us-east-1=4,gpu_8x_h100_sxm5:us-west-1=1); replaces the built-in default, "+
 		"so pairs not listed have none")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -75,6 +77,14 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
+	}
+	if f.debugAddr != "" {
+		dln, err := net.Listen("tcp", f.debugAddr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("--debug-addr: %w", err)
+		}
+		defer serveDebug(dln, log).Close()
 	}
 	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database))
 	served := make(chan error, 1)
