@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,6 +75,11 @@ func TestFilesystemsListCostsOneQuery(t *testing.T) {
 	if len(got) != 20 {
 		t.Fatalf("listed %d", len(got))
 	}
+	// Unchanged, the list is served from the cache: only the account's
+	// version is read, through a prepared statement that GORM does not see.
+	if n := countQueries(t, store, func() { list() }); n != 0 {
+		t.Fatalf("listing an unchanged list took %d GORM queries", n)
+	}
 	for i, f := range got {
 		wantInUse := i < 3 // booting, active, unhealthy
 		if f.Name != fmt.Sprintf("fs%02d", i) || f.InUse != wantInUse ||
@@ -100,5 +106,77 @@ func BenchmarkFilesystems(b *testing.B) {
 		if list, err := store.Filesystems(ctx, actor); err != nil || len(list) != 10 {
 			b.Fatalf("listed %d, err %v", len(list), err)
 		}
+	}
+}
+
+// The list is cached per account, but never served stale: every change,
+// made by this store or by another replica on the same database, is seen
+// by the next read.
+func TestFilesystemsListIsNeverStale(t *testing.T) {
+	ctx := context.Background()
+	dsn := modelstest.DSN(t)
+	here, there := modelstest.OpenAt(t, dsn), modelstest.OpenAt(t, dsn)
+	owner, _ := modelstest.Owner(t, there, "owner@example.com")
+	actor := owner.Actor()
+	names := func(store *models.Store) string {
+		t.Helper()
+		list, err := store.Filesystems(ctx, actor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range list {
+			out = append(out, fmt.Sprintf("%s:%v", f.Name, f.InUse))
+		}
+		return strings.Join(out, ",")
+	}
+	expect := func(want string) {
+		t.Helper()
+		for i, store := range []*models.Store{here, here, there} { // twice: the second read is a cache hit
+			if got := names(store); got != want {
+				t.Fatalf("read %d: listed %q, want %q", i, got, want)
+			}
+		}
+	}
+	expect("")
+
+	a, err := there.CreateFilesystem(ctx, actor, models.CreateFilesystemInput{Name: "a", Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect("a:false")
+	if _, err := here.CreateFilesystem(ctx, actor, models.CreateFilesystemInput{Name: "b", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	expect("a:false,b:false")
+
+	inst := modelstest.InsertInstance(t, there, models.Instance{AccountID: actor.AccountID, Status: models.InstanceActive})
+	modelstest.Mount(t, there, inst.ID, a.ID, a.MountPoint())
+	expect("a:true,b:false")
+	if _, err := there.TerminateInstances(ctx, actor, models.InstanceIDsInput{InstanceIDs: []string{inst.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	expect("a:false,b:false")
+	if _, err := there.DeleteFilesystem(ctx, actor, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	expect("b:false")
+}
+
+// Callers own the slice they are given: changing it changes no later read.
+func TestFilesystemsListIsACopy(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	owner, _ := modelstest.Owner(t, store, "owner@example.com")
+	actor := owner.Actor()
+	if _, err := store.CreateFilesystem(ctx, actor, models.CreateFilesystemInput{Name: "a", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // from the database, then from the cache
+		list, err := store.Filesystems(ctx, actor)
+		if err != nil || len(list) != 1 || list[0].Name != "a" {
+			t.Fatalf("listed %+v, %v", list, err)
+		}
+		list[0].Name = "changed"
 	}
 }

@@ -44,6 +44,10 @@ type Store struct {
 	now  Clock
 	cfg  Config
 	keys *keyCache
+	// stmts holds the prepared statements of the hottest reads.
+	stmts *statements
+	// filesystems caches each account's filesystem list (accountCache).
+	filesystems *accountCache[FilesystemView]
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
@@ -68,6 +72,9 @@ func NewStore(db *gorm.DB, opts ...Option) *Store {
 		s.cfg.PasswordCost = DefaultConfig().PasswordCost
 	}
 	s.keys = newKeyCache(s.now)
+	sqlDB, _ := db.DB() // fails only for a pool that is no *sql.DB, which Open never makes
+	s.stmts = newStatements(sqlDB)
+	s.filesystems = newAccountCache[FilesystemView]()
 	return s
 }
 
@@ -96,6 +103,7 @@ func (s *Store) Close() error {
 	if err != nil {
 		return err
 	}
+	s.stmts.close()
 	return sqlDB.Close()
 }
 
