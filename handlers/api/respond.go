@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -18,6 +19,17 @@ type dataBody[T any] struct {
 // ok answers 200 with {"data": v}.
 func ok[T any](c *fiber.Ctx, v T) error {
 	return c.JSON(dataBody[T]{Data: v})
+}
+
+// jsonBuffers recycles the buffers that hand-encoded bodies are built in.
+var jsonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// sendJSON answers 200 with body, an encoded JSON document, as ok would.
+// It copies body (c.Send would not), so the caller may reuse it.
+func sendJSON(c *fiber.Ctx, body []byte) error {
+	c.Response().SetBody(body)
+	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
+	return nil
 }
 
 // decode reads a JSON request body into dst. Unknown fields are ignored;
