@@ -180,3 +180,32 @@ func TestFilesystemsListIsACopy(t *testing.T) {
 		list[0].Name = "changed"
 	}
 }
+
+// BenchmarkFilesystemsParallel lists the filesystems of ten accounts from
+// many goroutines at once, as a busy server does.
+func BenchmarkFilesystemsParallel(b *testing.B) {
+	ctx := context.Background()
+	store := modelstest.Open(b)
+	var actors []models.Actor
+	for a := range 10 {
+		owner, _ := modelstest.Owner(b, store, fmt.Sprintf("bench%d@example.com", a))
+		actors = append(actors, owner.Actor())
+		for i := 1; i <= 10; i++ {
+			in := models.CreateFilesystemInput{Name: fmt.Sprintf("filesystem-%02d", i), Region: "us-east-1"}
+			if _, err := store.CreateFilesystem(ctx, owner.Actor(), in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	b.SetParallelism(32)
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		actor := actors[next.Add(1)%int64(len(actors))]
+		for pb.Next() {
+			if list, err := store.Filesystems(ctx, actor); err != nil || len(list) != 10 {
+				b.Fatalf("listed %d, err %v", len(list), err)
+			}
+		}
+	})
+}
