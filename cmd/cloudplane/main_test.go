@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -204,6 +205,18 @@ func TestServeDebugAddr(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("pprof on --debug-addr: %d", res.StatusCode)
+	}
+	res, err = http.Get("http://" + debug + "/debug/vars")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars struct {
+		Database *struct{ OpenConnections int }
+	}
+	err = json.NewDecoder(res.Body).Decode(&vars)
+	res.Body.Close()
+	if err != nil || vars.Database == nil || vars.Database.OpenConnections == 0 {
+		t.Fatalf("database pool statistics on --debug-addr: %+v, %v", vars.Database, err)
 	}
 	res, err = http.Get(base + "/debug/pprof/cmdline")
 	if err != nil {

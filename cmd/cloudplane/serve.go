@@ -84,7 +84,11 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 			_ = ln.Close()
 			return fmt.Errorf("--debug-addr: %w", err)
 		}
-		defer serveDebug(dln, log).Close()
+		sqlDB, err := db.DB()
+		if err != nil {
+			return err
+		}
+		defer serveDebug(dln, sqlDB, log).Close()
 	}
 	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database))
 	served := make(chan error, 1)
