@@ -11,11 +11,11 @@ func TestAccountCacheIsBounded(t *testing.T) {
 	c := newAccountCache[int]()
 	ten := make([]int, 10)
 	for i := range 3 * maxCachedRows / 11 {
-		c.put(fmt.Sprintf("account-%d", i), cachedList[int]{version: 1, list: ten})
-		c.put(fmt.Sprintf("account-%d", i), cachedList[int]{version: 2, list: ten}) // a replacement
+		c.put(fmt.Sprintf("account-%d", i), &cachedList[int]{version: 1, list: ten})
+		c.put(fmt.Sprintf("account-%d", i), &cachedList[int]{version: 2, list: ten}) // a replacement
 	}
-	c.put("empty", cachedList[int]{list: nil})
-	c.put("huge", cachedList[int]{list: make([]int, maxCachedRows)}) // larger than the whole cache: not kept
+	c.put("empty", &cachedList[int]{list: nil})
+	c.put("huge", &cachedList[int]{list: make([]int, maxCachedRows)}) // larger than the whole cache: not kept
 	rows := 0
 	for _, e := range c.entries {
 		rows += weight(e.list)

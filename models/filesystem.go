@@ -81,6 +81,19 @@ func (s *Store) Filesystems(ctx context.Context, actor Actor) ([]FilesystemView,
 	})
 }
 
+// FilesystemsEncoded is Filesystems encoded by enc, for the API's hottest
+// read: the list is encoded once per change of the account's objects, and
+// the bytes are shared with every caller, who must not modify them.
+func (s *Store) FilesystemsEncoded(ctx context.Context, actor Actor, enc *ListEncoding[FilesystemView]) ([]byte, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	return s.filesystems.encoded(ctx, s, accountID, func() ([]FilesystemView, error) {
+		return s.loadFilesystems(ctx, accountID)
+	}, enc)
+}
+
 // loadFilesystems reads the account's filesystems from the database.
 func (s *Store) loadFilesystems(ctx context.Context, accountID string) ([]FilesystemView, error) {
 	out := []FilesystemView{}

@@ -136,6 +136,10 @@ func TestFilesystemsListIsNeverStale(t *testing.T) {
 			if got := names(store); got != want {
 				t.Fatalf("read %d: listed %q, want %q", i, got, want)
 			}
+			got, err := store.FilesystemsEncoded(ctx, actor, namesEncoding)
+			if err != nil || string(got) != want {
+				t.Fatalf("read %d: encoded %q, %v, want %q", i, got, err, want)
+			}
 		}
 	}
 	expect("")
@@ -208,4 +212,43 @@ func BenchmarkFilesystemsParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// namesEncoding encodes a list as its names and in-use flags.
+var namesEncoding = models.NewListEncoding(func(list []models.FilesystemView) []byte {
+	var out []string
+	for _, f := range list {
+		out = append(out, fmt.Sprintf("%s:%v", f.Name, f.InUse))
+	}
+	return []byte(strings.Join(out, ","))
+})
+
+// A list is encoded once per change, and each encoding is kept apart.
+func TestFilesystemsEncodedOncePerChange(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	owner, _ := modelstest.Owner(t, store, "owner@example.com")
+	actor := owner.Actor()
+	var calls int
+	counting := models.NewListEncoding(func(list []models.FilesystemView) []byte {
+		calls++
+		return []byte(fmt.Sprint(len(list)))
+	})
+	read := func(enc *models.ListEncoding[models.FilesystemView], want string) {
+		t.Helper()
+		if got, err := store.FilesystemsEncoded(ctx, actor, enc); err != nil || string(got) != want {
+			t.Fatalf("encoded %q, %v, want %q", got, err, want)
+		}
+	}
+	read(counting, "0")
+	read(counting, "0")
+	if _, err := store.CreateFilesystem(ctx, actor, models.CreateFilesystemInput{Name: "a", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	read(counting, "1")
+	read(namesEncoding, "a:false")
+	read(counting, "1")
+	if calls != 3 {
+		t.Fatalf("encoded %d times for two versions and an encoding in between, want 3", calls)
+	}
 }

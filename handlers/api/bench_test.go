@@ -41,15 +41,19 @@ func benchGet(b *testing.B, h fasthttp.RequestHandler, key, path string, want in
 	var ctx fasthttp.RequestCtx
 	b.ReportAllocs()
 	for b.Loop() {
-		ctx.Request.Reset()
-		ctx.Response.Reset()
-		ctx.Request.Header.SetMethod(fasthttp.MethodGet)
-		ctx.Request.SetRequestURI(path)
-		ctx.Request.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+key)
-		h(&ctx)
-		if got := ctx.Response.StatusCode(); got != want {
-			b.Fatalf("status %d, want %d: %s", got, want, ctx.Response.Body())
-		}
+		get(b, h, &ctx, key, path, want)
+	}
+}
+
+func get(b *testing.B, h fasthttp.RequestHandler, ctx *fasthttp.RequestCtx, key, path string, want int) {
+	ctx.Request.Reset()
+	ctx.Response.Reset()
+	ctx.Request.Header.SetMethod(fasthttp.MethodGet)
+	ctx.Request.SetRequestURI(path)
+	ctx.Request.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+key)
+	h(ctx)
+	if got := ctx.Response.StatusCode(); got != want {
+		b.Fatalf("status %d, want %d: %s", got, want, ctx.Response.Body())
 	}
 }
 
@@ -58,6 +62,20 @@ func benchGet(b *testing.B, h fasthttp.RequestHandler, key, path string, want in
 func BenchmarkListFilesystems(b *testing.B) {
 	h, key := benchApp(b, ratelimit.Quota{Rate: time.Nanosecond, Burst: 1 << 40})
 	benchGet(b, h, key, "/api/v1/filesystems", 200)
+}
+
+// BenchmarkListFilesystemsParallel is the hot path from many goroutines
+// at once, as the server runs it.
+func BenchmarkListFilesystemsParallel(b *testing.B) {
+	h, key := benchApp(b, ratelimit.Quota{Rate: time.Nanosecond, Burst: 1 << 40})
+	b.ReportAllocs()
+	b.SetParallelism(32)
+	b.RunParallel(func(pb *testing.PB) {
+		var ctx fasthttp.RequestCtx
+		for pb.Next() {
+			get(b, h, &ctx, key, "/api/v1/filesystems", 200)
+		}
+	})
 }
 
 // BenchmarkRateLimited is one key flooding past its limit: every request

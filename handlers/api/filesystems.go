@@ -43,15 +43,18 @@ func newFilesystemJSON(f *models.FilesystemView) filesystemJSON {
 // Filesystems lists the account's filesystems (GET /filesystems, and the
 // deprecated GET /file-systems).
 func (h *Handlers) Filesystems(c *fiber.Ctx) error {
-	list, err := h.store.Filesystems(c.UserContext(), Actor(c))
+	body, err := h.store.FilesystemsEncoded(c.UserContext(), Actor(c), filesystemListJSON)
 	if err != nil {
 		return err
 	}
-	buf := jsonBuffers.Get().(*[]byte)
-	defer jsonBuffers.Put(buf)
-	*buf = appendFilesystemList((*buf)[:0], list)
-	return sendJSON(c, *buf)
+	return sendJSON(c, body)
 }
+
+// filesystemListJSON is the list's body, which the store keeps with the
+// list it encodes until the list changes.
+var filesystemListJSON = models.NewListEncoding(func(list []models.FilesystemView) []byte {
+	return appendFilesystemList(make([]byte, 0, 512+300*len(list)), list)
+})
 
 // appendFilesystemList appends the list's body, {"data": [...]}, as ok
 // would write it.

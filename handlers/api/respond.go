@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -21,11 +20,8 @@ func ok[T any](c *fiber.Ctx, v T) error {
 	return c.JSON(dataBody[T]{Data: v})
 }
 
-// jsonBuffers recycles the buffers that hand-encoded bodies are built in.
-var jsonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
 // sendJSON answers 200 with body, an encoded JSON document, as ok would.
-// It copies body (c.Send would not), so the caller may reuse it.
+// It copies body (c.Send would not), so body may be shared or reused.
 func sendJSON(c *fiber.Ctx, body []byte) error {
 	c.Response().SetBody(body)
 	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
