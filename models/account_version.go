@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"math/rand/v2"
 
 	"gorm.io/gorm"
@@ -30,8 +31,9 @@ type AccountVersion struct {
 // that alters what an account's lists show without calling audit must call
 // it too.
 func bumpAccountVersion(tx *gorm.DB, accountID string) error {
+	version := 1 + rand.Int64N(math.MaxInt64) // never 0, the version of an account without a row
 	return tx.Exec("INSERT INTO account_versions (account_id, version) VALUES (?, ?) "+
-		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, rand.Int64()).Error
+		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, version).Error
 }
 
 // accountVersionSQL reads an account's version; $1 binds positionally on
