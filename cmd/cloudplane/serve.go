@@ -43,7 +43,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		"(e.g. gpu_1x_a10:us-east-1=4,gpu_8x_h100_sxm5:us-west-1=1); replaces the built-in default, "+
 		"so pairs not listed have none")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); off when empty")
+	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and /debug/vars on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -79,14 +79,15 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if f.debugAddr != "" {
+		sqlDB, err := db.DB()
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
 		dln, err := net.Listen("tcp", f.debugAddr)
 		if err != nil {
 			_ = ln.Close()
 			return fmt.Errorf("--debug-addr: %w", err)
-		}
-		sqlDB, err := db.DB()
-		if err != nil {
-			return err
 		}
 		defer serveDebug(dln, sqlDB, log).Close()
 	}
