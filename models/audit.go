@@ -36,7 +36,9 @@ type AuditEvent struct {
 }
 
 // audit writes one audit event inside tx. Every domain operation that
-// changes state calls it exactly once.
+// changes state calls it exactly once. It also gives the account a new
+// AccountVersion, which is what tells the list caches that the account's
+// objects changed.
 func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action string, resourceLRNs []string, details map[string]any) error {
 	if details == nil {
 		details = map[string]any{}
@@ -59,6 +61,9 @@ func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action stri
 	if accountID != "" {
 		owner := lrn("account", accountID)
 		ev.ResourceOwnerLRN = &owner
+		if err := bumpAccountVersion(tx, accountID); err != nil {
+			return err
+		}
 	}
 	if actor.APIKeyID != "" {
 		key := lrn("api_key", actor.APIKeyID)

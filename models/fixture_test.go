@@ -12,6 +12,7 @@ import (
 // accounts, alice's and bob's, each holding an SSH key named "key".
 type fixture struct {
 	store      *models.Store
+	dsn        string // the database, for other replicas
 	clock      *modelstest.Clock
 	cfg        models.Config
 	alice, bob models.Actor
@@ -39,8 +40,9 @@ func newFixture(t *testing.T, opts ...fixtureOption) *fixture {
 		o(t, &cfg)
 	}
 	clock := modelstest.NewClock()
-	store := modelstest.Open(t, models.WithClock(clock.Now), models.WithConfig(cfg))
-	f := &fixture{store: store, clock: clock, cfg: cfg}
+	dsn := modelstest.DSN(t)
+	store := modelstest.OpenAt(t, dsn, models.WithClock(clock.Now), models.WithConfig(cfg))
+	f := &fixture{store: store, dsn: dsn, clock: clock, cfg: cfg}
 	f.alice = f.owner(t, "alice@example.com")
 	f.bob = f.owner(t, "bob@example.com")
 	return f

@@ -141,3 +141,67 @@ func TestTerminateFreesCapacity(t *testing.T) {
 	}
 	f.launch(t, f.bob, launchInput("us-east-1", 1))
 }
+
+// Changes to one account's filesystems and instances, made at once, each
+// bump the account's version in their transaction; that adds no lock
+// order that could deadlock (PostgreSQL would answer a retryable
+// conflict), and the cached list ends equal to the database's.
+func TestConcurrentChangesKeepTheListExact(t *testing.T) {
+	f := newFixture(t, withCapacity("gpu_1x_a10:us-east-1=50"))
+	ctx := context.Background()
+	for _, name := range []string{"shared", "gone"} {
+		in := models.CreateFilesystemInput{Name: name, Region: "us-east-1"}
+		if _, err := f.store.CreateFilesystem(ctx, f.alice, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(store *models.Store) string {
+		t.Helper()
+		l, err := store.Filesystems(ctx, f.alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(l)
+	}
+	mounting := launchInput("us-east-1", 1)
+	mounting.FileSystemNames = []string{"shared"}
+	running := f.launch(t, f.alice, mounting)
+	list(f.store) // warm the cache
+
+	const workers = 12
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 4 {
+			case 0:
+				in := models.CreateFilesystemInput{Name: fmt.Sprintf("new-%d", i), Region: "us-east-1"}
+				_, errs[i] = f.store.CreateFilesystem(ctx, f.alice, in)
+			case 1:
+				_, errs[i] = f.store.TerminateInstances(ctx, f.alice, models.InstanceIDsInput{InstanceIDs: running})
+			case 2:
+				_, errs[i] = f.store.LaunchInstances(ctx, f.alice, mounting)
+			case 3:
+				var l []models.FilesystemView
+				if l, errs[i] = f.store.Filesystems(ctx, f.alice); errs[i] == nil {
+					for _, fs := range l {
+						if fs.Name == "gone" {
+							_, errs[i] = f.store.DeleteFilesystem(ctx, f.alice, fs.ID)
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if code := models.ErrorCode(err); err != nil && code != models.CodeNotFound {
+			t.Fatalf("worker %d on %s: %v", i, modelstest.Backend(), err)
+		}
+	}
+	if cached, fresh := list(f.store), list(modelstest.OpenAt(t, f.dsn)); cached != fresh {
+		t.Fatalf("cached list\n%s\nthe database's\n%s", cached, fresh)
+	}
+}

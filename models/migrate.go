@@ -24,7 +24,7 @@ func initialSchema() []any {
 		&Setting{}, &Account{}, &User{}, &APIKey{}, &AuditEvent{},
 		&Filesystem{}, &FirewallRuleset{},
 		&Instance{}, &InstanceFilesystem{}, &InstanceRuleset{},
-		&SSHKey{}, &CapacityLock{},
+		&SSHKey{}, &CapacityLock{}, &AccountVersion{},
 		&Session{},
 		&Ticket{}, &TicketComment{},
 		&WebhookEndpoint{}, &WebhookEvent{}, &WebhookDelivery{}, &WebhookAttempt{},

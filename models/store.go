@@ -59,6 +59,10 @@ type Store struct {
 	// dummyHash is checked against when a sign-in names no user, so that
 	// an unknown email costs as much time as a wrong password.
 	dummyHash func() []byte
+	// stmts holds the prepared statements of the hottest reads.
+	stmts *statements
+	// filesystems caches each account's filesystem list (accountCache).
+	filesystems *accountCache[FilesystemView]
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
@@ -91,6 +95,9 @@ func NewStore(db *gorm.DB, opts ...Option) *Store {
 	}
 	s.keys = newKeyCache(s.now)
 	s.dummyHash = dummyHashOnce(s.cfg.PasswordCost)
+	sqlDB, _ := db.DB() // fails only for a pool that is no *sql.DB, which Open never makes
+	s.stmts = newStatements(sqlDB)
+	s.filesystems = newAccountCache[FilesystemView]()
 	return s
 }
 
@@ -119,6 +126,7 @@ func (s *Store) Close() error {
 	if err != nil {
 		return err
 	}
+	s.stmts.close()
 	return sqlDB.Close()
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os/exec"
@@ -171,5 +172,39 @@ func TestServeHealthAndGracefulStop(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "stopped") {
 		t.Fatalf("no shutdown log:\n%s", logs.String())
+	}
+}
+
+// The profiler is served only on --debug-addr, never on the API's port.
+func TestServeDebugAddr(t *testing.T) {
+	debug := freeAddr(t)
+	_, base, _ := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + modelstest.DSN(t)}, "--debug-addr", debug)
+	res, err := http.Get("http://" + debug + "/debug/pprof/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("pprof on --debug-addr: %d", res.StatusCode)
+	}
+	res, err = http.Get("http://" + debug + "/debug/vars")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vars struct {
+		Database *struct{ OpenConnections int }
+	}
+	err = json.NewDecoder(res.Body).Decode(&vars)
+	res.Body.Close()
+	if err != nil || vars.Database == nil || vars.Database.OpenConnections == 0 {
+		t.Fatalf("database pool statistics on --debug-addr: %+v, %v", vars.Database, err)
+	}
+	res, err = http.Get(base + "/debug/pprof/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound {
+		t.Fatalf("pprof on the API port: %d", res.StatusCode)
 	}
 }

@@ -26,7 +26,7 @@ const shutdownGrace = 20 * time.Second
 type serveFlags struct {
 	addr, baseURL, database, logLevel string
 	trustedProxies, proxyHeader       string
-	redisURL                          string
+	redisURL, debugAddr               string
 	rateLimit, launchRateLimit        string
 	capacity                          string
 	rateBurst                         int
@@ -53,6 +53,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR blocks of reverse proxies allowed to name the client")
 	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
 	f.webhooks.register(fs)
+	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and /debug/vars on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -102,6 +103,19 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
+	}
+	if f.debugAddr != "" {
+		sqlDB, err := db.DB()
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		dln, err := net.Listen("tcp", f.debugAddr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("--debug-addr: %w", err)
+		}
+		defer serveDebug(dln, sqlDB, log).Close()
 	}
 	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database))
 	if err := announceSetup(ctx, store, log, f.baseURL, ln.Addr().String()); err != nil {

@@ -20,6 +20,14 @@ func ok[T any](c *fiber.Ctx, v T) error {
 	return c.JSON(dataBody[T]{Data: v})
 }
 
+// sendJSON answers 200 with body, an encoded JSON document, as ok would.
+// It copies body (c.Send would not), so body may be shared or reused.
+func sendJSON(c *fiber.Ctx, body []byte) error {
+	c.Response().SetBody(body)
+	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
+	return nil
+}
+
 // decode reads a JSON request body into dst. Unknown fields are ignored;
 // a malformed body or a field of the wrong type is an invalid-parameters
 // error that names the field.

@@ -40,6 +40,7 @@ func InsertInstance(tb testing.TB, store *models.Store, inst models.Instance) *m
 	if err := store.DB().Create(&inst).Error; err != nil {
 		tb.Fatalf("insert instance: %v", err)
 	}
+	changed(tb, store, inst.AccountID)
 	return &inst
 }
 
@@ -50,6 +51,7 @@ func Mount(tb testing.TB, store *models.Store, instanceID, filesystemID, mountPo
 	if err := store.DB().Create(&m).Error; err != nil {
 		tb.Fatalf("mount filesystem: %v", err)
 	}
+	instanceChanged(tb, store, instanceID)
 }
 
 // Attach attaches a firewall ruleset to an instance, as a launch would.
@@ -59,6 +61,7 @@ func Attach(tb testing.TB, store *models.Store, instanceID, rulesetID string) {
 	if err := store.DB().Create(&a).Error; err != nil {
 		tb.Fatalf("attach ruleset: %v", err)
 	}
+	instanceChanged(tb, store, instanceID)
 }
 
 // AuditCount is how many audit events the account has for resource

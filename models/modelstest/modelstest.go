@@ -59,8 +59,15 @@ func DSN(tb testing.TB) string {
 // low bcrypt cost. Options are applied after the defaults.
 func Open(tb testing.TB, opts ...models.Option) *models.Store {
 	tb.Helper()
+	return OpenAt(tb, DSN(tb), opts...)
+}
+
+// OpenAt is Open on a given database: stores opened at one DSN share it
+// as replicas of the server would.
+func OpenAt(tb testing.TB, dsn string, opts ...models.Option) *models.Store {
+	tb.Helper()
 	ctx := context.Background()
-	db, err := models.Open(ctx, DSN(tb))
+	db, err := models.Open(ctx, dsn)
 	if err != nil {
 		tb.Fatalf("open database: %v", err)
 	}

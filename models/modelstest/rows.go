@@ -1,6 +1,7 @@
 package modelstest
 
 import (
+	"context"
 	"testing"
 
 	"cloudplane/models"
@@ -17,6 +18,7 @@ func InsertFilesystem(tb testing.TB, store *models.Store, owner *models.User, na
 	if err := store.DB().Create(&fs).Error; err != nil {
 		tb.Fatalf("insert filesystem %s: %v", name, err)
 	}
+	changed(tb, store, fs.AccountID)
 	return fs.ID
 }
 
@@ -30,5 +32,25 @@ func InsertRuleset(tb testing.TB, store *models.Store, owner *models.User, name,
 	if err := store.DB().Create(&rs).Error; err != nil {
 		tb.Fatalf("insert ruleset %s: %v", name, err)
 	}
+	changed(tb, store, rs.AccountID)
 	return rs.ID
+}
+
+// changed tells the store that rows of the account were written around
+// its operations, as they would have bumped its version themselves.
+func changed(tb testing.TB, store *models.Store, accountID string) {
+	tb.Helper()
+	if err := store.AccountChanged(context.Background(), accountID); err != nil {
+		tb.Fatalf("mark account changed: %v", err)
+	}
+}
+
+// instanceChanged is changed for the account of an instance.
+func instanceChanged(tb testing.TB, store *models.Store, instanceID string) {
+	tb.Helper()
+	var inst models.Instance
+	if err := store.DB().Select("account_id").Where("id = ?", instanceID).Take(&inst).Error; err != nil {
+		tb.Fatalf("find instance %s: %v", instanceID, err)
+	}
+	changed(tb, store, inst.AccountID)
 }

@@ -50,7 +50,10 @@ if [ -x "$work/fiber-static" ]; then
 fi
 
 rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
-p99() { awk '$1 == "99%" {print $2}' "$1"; }
+# p99 in milliseconds: wrk prints us, ms or s, which do not sort as numbers.
+p99() { awk '$1 == "99%" { v = $2; f = 1
+  if (v ~ /us$/) f = 0.001; else if (v ~ /ms$/) f = 1; else if (v ~ /s$/) f = 1000
+  sub(/[a-z]+$/, "", v); printf "%.2f\n", v * f }' "$1"; }
 non2xx() { awk '/Non-2xx or 3xx responses:/ {print $5}' "$1"; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
@@ -65,7 +68,7 @@ for r in $(seq "$ROUNDS"); do
 done
 
 list_rps=$(for r in $(seq "$ROUNDS"); do rps "$work/list-$r.txt"; done | median)
-list_p99=$(for r in $(seq "$ROUNDS"); do p99 "$work/list-$r.txt"; done | sort -g | tail -n 1)
+list_p99=$(for r in $(seq "$ROUNDS"); do p99 "$work/list-$r.txt"; done | sort -g | tail -n 1)ms
 flood_rps=$(for r in $(seq "$ROUNDS"); do rps "$work/flood-$r.txt"; done | median)
 flood_rejected=$(non2xx "$work/flood-$ROUNDS.txt")
 rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$api_pid/status")
@@ -81,7 +84,11 @@ else
   echo "| GET $path, 100 keys, req/s | $list_rps | - | - | >= 0.25 |"
   echo "| 429 flood from one key, req/s | $flood_rps | - | - | >= 0.5 |"
 fi
-echo "| GET $path p99 (worst round) | $list_p99 | | | <= 15ms |"
+static_p99=-
+if [ -x "$work/fiber-static" ]; then # the machine's own noise, for context
+  static_p99=$(for r in $(seq "$ROUNDS"); do p99 "$work/static-$r.txt"; done | sort -g | tail -n 1)ms
+fi
+echo "| GET $path p99 (worst round) | $list_p99 | $static_p99 | | <= 15ms |"
 echo "| server peak RSS | $((rss_kib / 1024)) MiB | | | <= 64 MiB |"
 echo "| flood answers that were not 2xx (last round) | $flood_rejected | | | nearly all |"
 echo

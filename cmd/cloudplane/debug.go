@@ -1,0 +1,41 @@
+package main
+
+import (
+	"database/sql"
+	"expvar"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sync"
+	"time"
+)
+
+// serveDebug serves net/http/pprof, and expvar's /debug/vars with the
+// database pool's statistics (waits for a connection show there), on its
+// own listener, apart from the API so that they are never reachable
+// through the public port. It is off unless --debug-addr is given; bind it
+// to loopback.
+func serveDebug(ln net.Listener, db *sql.DB, log *slog.Logger) *http.Server {
+	publishDBStats.Do(func() {
+		expvar.Publish("database", expvar.Func(func() any { return db.Stats() }))
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/debug/vars", expvar.Handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			log.Error("debug listener stopped", "err", err)
+		}
+	}()
+	log.Info("pprof listening", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return srv
+}
+
+// publishDBStats publishes once: expvar names are process-wide.
+var publishDBStats sync.Once

@@ -1,0 +1,132 @@
+package models
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// maxCachedRows bounds what an accountCache holds, counted in list rows
+// (a filesystem row is about 300 bytes, and as much again encoded), so
+// that memory stays bounded however many accounts read their lists.
+const maxCachedRows = 32 << 10
+
+// weight is what an entry counts against maxCachedRows: empty lists count
+// too, or accounts without objects could fill memory with entries.
+func weight[T any](list []T) int { return len(list) + 1 }
+
+// accountCache keeps one list per account together with the account
+// version (AccountVersion) read before the list was. A cached list is
+// served only while the account's version is still the one it was read
+// at, so it is never stale, in this process or across replicas; what it
+// saves is the list's query, not the version's.
+type accountCache[T any] struct {
+	mu      sync.RWMutex
+	entries map[string]*cachedList[T]
+	rows    int
+}
+
+// cachedList is one account's list. Its list is never modified; encoded
+// is filled on first use (ListEncoding).
+type cachedList[T any] struct {
+	version int64
+	list    []T
+	encoded atomic.Pointer[encodedList]
+}
+
+type encodedList struct {
+	by   any // the *ListEncoding that made body
+	body []byte
+}
+
+// ListEncoding is one way of encoding a list, such as the API's JSON body.
+// A list is encoded once per version and the result kept in the cache
+// beside it, for the reads that serve the encoded form alone.
+type ListEncoding[T any] struct {
+	encode func(list []T) []byte
+}
+
+// NewListEncoding returns an encoding by encode, which must depend on the
+// list alone and neither modify nor retain it. Make one per encoding, at
+// package level: the cache tells encodings apart by identity.
+func NewListEncoding[T any](encode func(list []T) []byte) *ListEncoding[T] {
+	return &ListEncoding[T]{encode: encode}
+}
+
+func newAccountCache[T any]() *accountCache[T] {
+	return &accountCache[T]{entries: map[string]*cachedList[T]{}}
+}
+
+// list returns a copy of the account's current list, which callers may
+// modify.
+func (c *accountCache[T]) list(ctx context.Context, s *Store, accountID string, load func() ([]T, error)) ([]T, error) {
+	e, err := c.entry(ctx, s, accountID, load)
+	if err != nil {
+		return nil, err
+	}
+	return append(make([]T, 0, len(e.list)), e.list...), nil
+}
+
+// encoded returns the account's current list encoded by enc. The bytes
+// are shared with the cache and other callers: they must not be modified.
+func (c *accountCache[T]) encoded(ctx context.Context, s *Store, accountID string, load func() ([]T, error), enc *ListEncoding[T]) ([]byte, error) {
+	e, err := c.entry(ctx, s, accountID, load)
+	if err != nil {
+		return nil, err
+	}
+	if p := e.encoded.Load(); p != nil && p.by == enc {
+		return p.body, nil
+	}
+	body := enc.encode(e.list)
+	e.encoded.Store(&encodedList{by: enc, body: body})
+	return body, nil
+}
+
+// entry returns the account's cached entry when the account's version has
+// not changed since it was read, else a new entry of load's answer.
+func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string, load func() ([]T, error)) (*cachedList[T], error) {
+	// The version is read before the list: a change committed in between
+	// makes the cached entry older than the list it holds, never newer, so
+	// the next read misses instead of serving a stale list.
+	version, err := s.accountVersion(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.RLock()
+	e, ok := c.entries[accountID]
+	c.mu.RUnlock()
+	if ok && e.version == version {
+		return e, nil
+	}
+	list, err := load()
+	if err != nil {
+		return nil, err
+	}
+	e = &cachedList[T]{version: version, list: list}
+	c.put(accountID, e)
+	return e, nil
+}
+
+func (c *accountCache[T]) put(accountID string, e *cachedList[T]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.entries[accountID]; ok {
+		c.rows -= weight(old.list)
+		delete(c.entries, accountID)
+	}
+	w := weight(e.list)
+	if w > maxCachedRows {
+		return
+	}
+	// Go randomises map iteration, so this evicts arbitrary entries: O(1)
+	// per put, and no bookkeeping on the read path.
+	for k, old := range c.entries {
+		if c.rows+w <= maxCachedRows {
+			break
+		}
+		c.rows -= weight(old.list)
+		delete(c.entries, k)
+	}
+	c.entries[accountID] = e
+	c.rows += w
+}
