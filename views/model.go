@@ -10,7 +10,7 @@ import "time"
 // signed in, the CSRF token and a message from the previous request.
 type Meta struct {
 	Title string
-	Nav   string // NavOverview, NavAPIKeys, NavAccount or ""
+	Nav   string // one of the Nav constants, or ""
 	User  *User  // nil when signed out
 	CSRF  string
 	Flash *Flash
@@ -30,6 +30,14 @@ const (
 type User struct {
 	Email   string
 	Support bool
+}
+
+// Role is the user's role as the domain names it.
+func (u User) Role() string {
+	if u.Support {
+		return "support"
+	}
+	return "owner"
 }
 
 // Flash kinds; they are also the CSS modifiers of flashes and alerts.
@@ -68,20 +76,22 @@ func (f Form) Value(name string) string { return f.Values[name] }
 // Error is the problem with a field, or "".
 func (f Form) Error(name string) string { return f.Errors[name] }
 
-// Field is one labelled input.
+// Field is one labelled control: an input, a select, a textarea, or a
+// group of radio buttons or checkboxes (see fields.templ).
 type Field struct {
 	Name         string
 	Label        string
-	Type         string // text when empty
+	Type         string // of an input; text when empty
 	Value        string
-	Error        string
+	Error        string // the domain's message about the value
 	Hint         string
 	Autocomplete string
 	MaxLength    int
-	Placeholder  string
+	Placeholder  string // an input's example, or a select's first option, which chooses nothing
 	Required     bool
 	Autofocus    bool
-	Options      []Option // the choices of a FieldSelect
+	Options      []Option // the choices of a select, radio group or checkbox list
+	Code         bool     // a textarea holding a key or code: monospace, not spellchecked
 }
 
 // Confirm asks before a destructive action. The same component is a page

@@ -1,24 +1,11 @@
 package views
 
-// Option is one choice in a select or a list of checkboxes.
+// Option is one choice of a select, a radio group or a checkbox list.
 type Option struct {
 	Value    string
 	Label    string
-	Note     string // a second line under a checkbox's label
+	Note     string // a second line under the label of a radio button or checkbox
 	Region   string // the region the choice lives in, for the launch form's script
-	Checked  bool   // checkboxes
+	Checked  bool   // a checkbox's; a select or radio group chooses by the field's Value
 	Disabled bool
-}
-
-// Choices is a labelled select or list of checkboxes with its hint and
-// its error beside it.
-type Choices struct {
-	Name        string
-	Label       string
-	Hint        string
-	Error       string
-	Value       string // the selected option of a select
-	Placeholder string // a select's first, empty option
-	Options     []Option
-	Required    bool
 }

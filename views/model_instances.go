@@ -85,10 +85,10 @@ type Instances struct {
 type Launch struct {
 	Form        Form
 	Types       []InstanceType
-	Region      Choices
-	SSHKey      Choices
-	Filesystems Choices
-	Rulesets    Choices
+	Region      Field // a select
+	SSHKey      Field // a select
+	Filesystems Field // a checkbox list
+	Rulesets    Field // a checkbox list
 	CSRF        string
 }
 

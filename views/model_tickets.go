@@ -9,20 +9,13 @@ const (
 	NavDeliveries = "deliveries"
 )
 
-// Choice is one option of a select or a group of radio buttons.
-type Choice struct {
-	Value string
-	Label string
-	Hint  string // a radio button's description
-}
-
 // Ticket statuses and types as the pages name them; the domain's values
 // are the keys.
 var (
 	ticketStatusLabels = map[string]string{"new": "New", "open": "Open", "pending": "Pending",
 		"on_hold": "On hold", "solved": "Solved", "closed": "Closed"}
 	ticketStatusKinds = map[string]string{"new": Info, "open": Info, "pending": Warning,
-		"on_hold": Warning, "solved": Success, "closed": "neutral"}
+		"on_hold": Warning, "solved": Success, "closed": Neutral}
 	ticketTypeLabels = map[string]string{"incident": "Incident", "service_request": "Service request",
 		"automated_event": "Automated event"}
 	severityLabels = map[string]string{"sev_1": "Sev 1", "sev_2": "Sev 2", "sev_3": "Sev 3"}
@@ -53,10 +46,10 @@ type TicketList struct {
 	Status   string // the filters as given
 	Severity string
 	Account  string
-	Form     Form // problems with the filters
-	Statuses []Choice
-	NextHref string // "" on the last page
-	Paged    bool   // a page after the first
+	Form     Form     // problems with the filters
+	Statuses []Option // the status filter's choices
+	NextHref string   // "" on the last page
+	Paged    bool     // a page after the first
 }
 
 // Filtered reports whether any filter is set.

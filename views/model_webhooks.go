@@ -1,9 +1,6 @@
 package views
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
 // Webhook is the owner's webhook settings page.
 type Webhook struct {
@@ -51,7 +48,7 @@ type Deliveries struct {
 	PollEvery  string // "" unless a listed delivery is pending
 	Redeliver  *RedeliverFailed
 	CSRF       string
-	EventTypes []Choice
+	EventTypes []Option
 }
 
 // Filtered reports whether any filter is set.
@@ -129,9 +126,4 @@ var (
 func EventTypeLabel(typ string) string { return labelOr(eventTypeLabels, typ) }
 
 // DeliveryStatusLabel names a delivery status in words.
-func DeliveryStatusLabel(status string) string {
-	if status == "" {
-		return status
-	}
-	return strings.ToUpper(status[:1]) + status[1:]
-}
+func DeliveryStatusLabel(status string) string { return Capitalize(status) }

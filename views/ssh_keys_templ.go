@@ -62,8 +62,8 @@ func SSHKeysPage(v SSHKeys) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = TextAreaField(Field{Name: "public_key", Label: "Public key", Value: v.Form.Value("public_key"), Error: v.Form.Error("public_key"),
-			Hint: "Paste one line from a .pub file, such as ~/.ssh/id_ed25519.pub. Leave it empty to generate a new pair instead."}, 4).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = FieldTextArea(Field{Name: "public_key", Label: "Public key", Value: v.Form.Value("public_key"), Error: v.Form.Error("public_key"),
+			Hint: "Paste one line from a .pub file, such as ~/.ssh/id_ed25519.pub. Leave it empty to generate a new pair instead.", Code: true}, 4).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -170,14 +170,14 @@ func sshKeyRow(k SSHKey) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</code> <span class=\"row-sub\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</code> <span class=\"cell-sub\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var7 string
 		templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(k.Type)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssh_keys.templ`, Line: 46, Col: 34}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/ssh_keys.templ`, Line: 46, Col: 35}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 		if templ_7745c5c3_Err != nil {

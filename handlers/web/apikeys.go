@@ -47,19 +47,13 @@ func (h *Handlers) ConfirmRevokeAPIKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := views.Confirm{
+	return h.confirm(c, "Revoke API key", views.NavAPIKeys, views.Confirm{
 		Title:      "Revoke “" + k.Name + "”?",
 		Text:       "Scripts and tools using the key " + k.Prefix + "… stop working at once. This cannot be undone.",
 		Action:     "/api-keys/" + k.ID + "/revoke",
 		Submit:     "Revoke key",
 		CancelHref: "/api-keys",
-		CSRF:       csrfToken(c),
-		InDialog:   c.Get("HX-Target") == "dialog",
-	}
-	if v.InDialog {
-		return renderAlone(c, views.ConfirmDialog(v))
-	}
-	return h.page(c, fiber.StatusOK, "Revoke API key", views.NavAPIKeys, views.RevokeKeyPage(v))
+	}, false)
 }
 
 // RevokeAPIKey revokes a key of the account and returns to the list.

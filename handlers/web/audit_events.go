@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -37,10 +36,7 @@ var auditFilters = []string{"start", "end", "resource_type"}
 // HX-Target and gets the next page's rows with its own replacement.
 func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 	a := actor(c)
-	form := views.Form{Values: make(map[string]string, len(auditFilters))}
-	for _, name := range auditFilters {
-		form.Values[name] = strings.Clone(c.Query(name))
-	}
+	form := views.Form{Values: filterValues(c, auditFilters...)}
 	token := strings.Clone(c.Query("page_token"))
 	loadMore := c.Get("HX-Target") == views.AuditRowsID
 	page, err := h.store.AuditEvents(c.UserContext(), a, models.AuditEventsInput{
@@ -78,12 +74,7 @@ func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 // auditURL is the page's address with the form's filters and, when
 // given, a page token: a view that can be shared.
 func auditURL(form views.Form, token string) string {
-	q := url.Values{}
-	for _, name := range auditFilters {
-		if v := form.Value(name); v != "" {
-			q.Set(name, v)
-		}
-	}
+	q := filterQuery(form.Values)
 	if token != "" {
 		q.Set("page_token", token)
 	}

@@ -25,16 +25,14 @@ const sinceLayout = "2006-01-02T15:04"
 // event_type, ticket, and for staff account (an id or an owner's email).
 // For htmx polling (HX-Target deliveries) it answers the list alone.
 func (h *Handlers) Deliveries(c *fiber.Ctx) error {
-	v := views.Deliveries{}
-	for name, p := range map[string]*string{"status": &v.Status, "event_type": &v.EventType, "account": &v.Account, "ticket": &v.Ticket} {
-		*p = strings.TrimSpace(strings.Clone(c.Query(name)))
-	}
+	q := filterValues(c, "status", "event_type", "account", "ticket")
+	v := views.Deliveries{Status: q["status"], EventType: q["event_type"], Account: q["account"], Ticket: q["ticket"]}
 	return h.deliveriesPage(c, fiber.StatusOK, v, strings.Clone(c.Query("page_token")), nil)
 }
 
 func (h *Handlers) deliveriesPage(c *fiber.Ctx, status int, v views.Deliveries, token string, redeliver *views.RedeliverFailed) error {
 	a := actor(c)
-	v.Support, v.CSRF, v.EventTypes = a.IsSupport(), csrfToken(c), eventTypeChoices
+	v.Support, v.CSRF, v.EventTypes = a.IsSupport(), csrfToken(c), eventTypeOptions
 	if !v.Support {
 		v.Account = "" // owners always see their own
 	}
@@ -90,12 +88,7 @@ func (h *Handlers) redeliverForm(c *fiber.Ctx, v *views.Deliveries, accountID st
 // status to answer.
 func (h *Handlers) deliveryRows(c *fiber.Ctx, v *views.Deliveries, f *models.DeliveryFilter) (int, error) {
 	a := actor(c)
-	q := url.Values{}
-	for name, value := range map[string]string{"status": v.Status, "event_type": v.EventType, "account": v.Account, "ticket": v.Ticket} {
-		if value != "" {
-			q.Set(name, value)
-		}
-	}
+	q := filterQuery(map[string]string{"status": v.Status, "event_type": v.EventType, "account": v.Account, "ticket": v.Ticket})
 	v.Self, v.Paged = "/webhook-deliveries?"+q.Encode(), f.PageToken != ""
 	if v.Account != "" {
 		id, err := h.store.AccountID(c.UserContext(), a, v.Account)
@@ -126,10 +119,10 @@ func (h *Handlers) deliveryRows(c *fiber.Ctx, v *views.Deliveries, f *models.Del
 	return fiber.StatusOK, nil
 }
 
-var eventTypeChoices = func() []views.Choice {
-	out := []views.Choice{{Value: "", Label: "Any event"}}
+var eventTypeOptions = func() []views.Option {
+	var out []views.Option
 	for _, t := range []string{models.EventTicketCreated, models.EventTicketStatusChanged, models.EventTicketResolved, models.EventWebhookTest} {
-		out = append(out, views.Choice{Value: t, Label: views.EventTypeLabel(t)})
+		out = append(out, views.Option{Value: t, Label: views.EventTypeLabel(t)})
 	}
 	return out
 }()
@@ -256,12 +249,11 @@ func indentJSON(raw string) string {
 func (h *Handlers) RedeliverWebhook(c *fiber.Ctx) error {
 	id := strings.Clone(c.Params("id"))
 	if _, err := h.store.RedeliverWebhook(c.UserContext(), actor(c), id); err != nil {
-		var form views.Form
-		status, err := formErrorAt(err, &form, nil)
+		status, msg, err := refused(err)
 		if err != nil {
 			return err
 		}
-		return h.deliveryPage(c, status, id, form.Message)
+		return h.deliveryPage(c, status, id, msg)
 	}
 	if err := h.flash(c, "Delivery queued again. This page follows its attempts."); err != nil {
 		return err

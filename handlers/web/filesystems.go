@@ -67,7 +67,7 @@ func (h *Handlers) ConfirmDeleteFilesystem(c *fiber.Ctx) error {
 		v.Text = "It is mounted on a running instance, so it cannot be deleted. Terminate the instances that mount it, then delete it."
 		v.Submit = "Back to filesystems"
 	}
-	return h.confirmDelete(c, "Delete filesystem", views.NavFilesystems, v, f.InUse)
+	return h.confirm(c, "Delete filesystem", views.NavFilesystems, v, f.InUse)
 }
 
 // DeleteFilesystem deletes a filesystem of the account and returns to the

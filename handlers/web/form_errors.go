@@ -34,14 +34,19 @@ func formErrorAt(err error, form *views.Form, names map[string]string) (int, err
 	return status, nil
 }
 
+// refused says why the domain refused an action that has no form of its
+// own (a move, a redelivery): the status to answer and a sentence for
+// the page, or the error itself when it is not about the request.
+func refused(err error) (int, string, error) {
+	var form views.Form
+	status, err := formErrorAt(err, &form, nil)
+	return status, form.Message, err
+}
+
 // fieldLabel names a field the way a sentence about it does: "severity",
 // "comment body" becomes "Severity", "Comment body".
 func fieldLabel(field string) string {
-	name := strings.NewReplacer("_", " ", ".", " ").Replace(field)
-	if name == "" {
-		return name
-	}
-	return strings.ToUpper(name[:1]) + name[1:]
+	return views.Capitalize(strings.NewReplacer("_", " ", ".", " ").Replace(field))
 }
 
 // showAt names the page a form post answers with, for htmx to put in the

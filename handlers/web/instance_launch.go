@@ -45,7 +45,7 @@ func (h *Handlers) LaunchInstance(c *fiber.Ctx) error {
 		return h.launchPage(c, status, form, filesystems, rulesets)
 	}
 	ref := instanceRef(views.Instance{ID: ids[0], Name: in.Name})
-	if err := h.flash(c, strings.ToUpper(ref[:1])+ref[1:]+" is launching. You can log in once its status reads Active."); err != nil {
+	if err := h.flash(c, views.Capitalize(ref)+" is launching. You can log in once its status reads Active."); err != nil {
 		return err
 	}
 	return redirect(c, "/instances")
@@ -102,15 +102,15 @@ func (h *Handlers) launchPage(c *fiber.Ctx, status int, form views.Form, filesys
 		return err
 	}
 	v := views.Launch{Form: form, CSRF: csrfToken(c),
-		Region: views.Choices{Name: "region_name", Label: "Region", Placeholder: "Choose a region",
-			Value: form.Value("region_name"), Error: form.Error("region_name"),
+		Region: views.Field{Name: "region_name", Label: "Region", Placeholder: "Choose a region",
+			Value: form.Value("region_name"), Error: form.Error("region_name"), Options: regionOptions(""),
 			Hint: "Only regions with capacity for the chosen type can be launched in."},
-		SSHKey: views.Choices{Name: "ssh_key_names", Label: "SSH key", Placeholder: "Choose a key",
+		SSHKey: views.Field{Name: "ssh_key_names", Label: "SSH key", Placeholder: "Choose a key",
 			Value: form.Value("ssh_key_names"), Error: form.Error("ssh_key_names"),
 			Hint: "You log in as ubuntu with its private half."},
-		Filesystems: views.Choices{Name: "file_system_names", Label: "Filesystems", Error: form.Error("file_system_names"),
+		Filesystems: views.Field{Name: "file_system_names", Label: "Filesystems", Error: form.Error("file_system_names"),
 			Hint: "Optional. Each is mounted at /lambda/nfs/<name>; it must be in the launch region."},
-		Rulesets: views.Choices{Name: "firewall_rulesets", Label: "Firewall rulesets", Error: form.Error("firewall_rulesets"),
+		Rulesets: views.Field{Name: "firewall_rulesets", Label: "Firewall rulesets", Error: form.Error("firewall_rulesets"),
 			Hint: "Optional. Their rules apply on top of the global rules; each must be in the launch region."},
 	}
 	for _, t := range types {
@@ -120,9 +120,6 @@ func (h *Handlers) launchPage(c *fiber.Ctx, status int, form views.Form, filesys
 			lt.Regions = append(lt.Regions, r.Name)
 		}
 		v.Types = append(v.Types, lt)
-	}
-	for _, r := range models.Regions {
-		v.Region.Options = append(v.Region.Options, views.Option{Value: r.Name, Label: r.Name + " · " + r.Description})
 	}
 	for _, k := range keys {
 		v.SSHKey.Options = append(v.SSHKey.Options, views.Option{Value: k.Name, Label: k.Name})
@@ -136,13 +133,13 @@ func (h *Handlers) launchPage(c *fiber.Ctx, status int, form views.Form, filesys
 	}
 	for _, r := range rss {
 		v.Rulesets.Options = append(v.Rulesets.Options, views.Option{Value: r.ID, Label: r.Name, Region: r.RegionName,
-			Note: r.RegionName + " · " + plural(len(r.Rules), "rule"), Checked: slices.Contains(rulesets, r.ID)})
+			Note: r.RegionName + " · " + views.Count(len(r.Rules), "rule", "rules"), Checked: slices.Contains(rulesets, r.ID)})
 	}
 	return h.page(c, status, "Launch an instance", views.NavInstances, views.LaunchPage(v))
 }
 
 func specsText(s models.InstanceTypeSpecs) string {
-	return fmt.Sprintf("%s · %s RAM · %s storage", plural(s.VCPUs, "vCPU"), gibText(s.MemoryGiB), gibText(s.StorageGiB))
+	return fmt.Sprintf("%s · %s RAM · %s storage", views.Count(s.VCPUs, "vCPU", "vCPUs"), gibText(s.MemoryGiB), gibText(s.StorageGiB))
 }
 
 // gibText writes a size in GiB, in TiB from 1,000 GiB on.
@@ -151,11 +148,4 @@ func gibText(gib int) string {
 		return fmt.Sprintf("%d GiB", gib)
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(gib)/1024), ".0") + " TiB"
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -133,7 +132,7 @@ func (h *Handlers) confirmInstanceAction(c *fiber.Ctx, act instanceAction) error
 		Action:     "/instances/" + v.ID + "/" + act.path,
 		Submit:     act.submit,
 		CancelHref: "/instances",
-	})
+	}, false)
 }
 
 func (h *Handlers) instanceAction(c *fiber.Ctx, act instanceAction) error {
@@ -141,8 +140,7 @@ func (h *Handlers) instanceAction(c *fiber.Ctx, act instanceAction) error {
 	if err != nil {
 		return err
 	}
-	ref := instanceRef(viewInstance(&ds[0], nil))
-	if err := h.flash(c, strings.ToUpper(ref[:1])+ref[1:]+act.done); err != nil {
+	if err := h.flash(c, views.Capitalize(instanceRef(viewInstance(&ds[0], nil)))+act.done); err != nil {
 		return err
 	}
 	return redirect(c, "/instances")
@@ -155,15 +153,4 @@ func instanceRef(v views.Instance) string {
 		return "instance “" + v.Name + "”"
 	}
 	return "instance " + views.ShortID(v.ID)
-}
-
-// confirm asks before a destructive action: a page of its own, or the
-// dialog's content when htmx loads it into the dialog.
-func (h *Handlers) confirm(c *fiber.Ctx, title, nav string, v views.Confirm) error {
-	v.CSRF = csrfToken(c)
-	v.InDialog = c.Get("HX-Target") == "dialog"
-	if v.InDialog {
-		return renderAlone(c, views.ConfirmDialog(v))
-	}
-	return h.page(c, fiber.StatusOK, title, nav, views.ConfirmPage(title, v))
 }

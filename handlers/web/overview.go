@@ -128,8 +128,7 @@ var eventsNamedByID = map[string]bool{"instance": true}
 func eventSummary(ev models.AuditEvent) string {
 	s, ok := eventSummaries[ev.ResourceName+" "+ev.Action]
 	if !ok {
-		s = strings.ReplaceAll(ev.ResourceName+" "+ev.Action, "_", " ")
-		s = strings.ToUpper(s[:1]) + s[1:]
+		s = views.Capitalize(strings.ReplaceAll(ev.ResourceName+" "+ev.Action, "_", " "))
 	}
 	for _, key := range []string{"name", "email"} {
 		if v, ok := ev.AdditionalDetails[key].(string); ok && v != "" && ev.ResourceName != "session" {

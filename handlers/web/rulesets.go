@@ -143,7 +143,7 @@ func (h *Handlers) ConfirmDeleteRuleset(c *fiber.Ctx) error {
 	}
 	v := views.Confirm{Title: "Delete “" + r.Name + "”?", Text: text, Action: "/firewall/rulesets/" + r.ID + "/delete",
 		Submit: "Delete ruleset", CancelHref: "/firewall/rulesets"}
-	return h.confirmDelete(c, "Delete firewall ruleset", views.NavFirewall, v, false)
+	return h.confirm(c, "Delete firewall ruleset", views.NavFirewall, v, false)
 }
 
 // DeleteRuleset deletes a ruleset of the account and returns to the list;

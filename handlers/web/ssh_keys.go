@@ -89,7 +89,7 @@ func (h *Handlers) ConfirmDeleteSSHKey(c *fiber.Ctx) error {
 		Action:     "/ssh-keys/" + k.ID + "/delete",
 		Submit:     "Delete key",
 		CancelHref: "/ssh-keys",
-	})
+	}, false)
 }
 
 // DeleteSSHKey deletes a key of the account and returns to the list.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 
@@ -21,10 +20,9 @@ const unresolved = "unresolved"
 // email). A filter the domain refuses is shown beside its field (422).
 func (h *Handlers) Tickets(c *fiber.Ctx) error {
 	a := actor(c)
-	v := views.TicketList{Support: a.IsSupport(), Statuses: ticketStatusChoices}
-	for name, p := range map[string]*string{"status": &v.Status, "severity": &v.Severity, "account": &v.Account} {
-		*p = strings.TrimSpace(strings.Clone(c.Query(name)))
-	}
+	q := filterValues(c, "status", "severity", "account")
+	v := views.TicketList{Support: a.IsSupport(), Statuses: ticketStatusOptions,
+		Status: q["status"], Severity: q["severity"], Account: q["account"]}
 	if !v.Support {
 		v.Severity, v.Account = "", "" // filters of the queue, not of an owner's list
 	}
@@ -64,21 +62,17 @@ func (h *Handlers) ticketRows(c *fiber.Ctx, v *views.TicketList, f models.Ticket
 	}
 	v.Paged = f.PageToken != ""
 	if page.NextPageToken != nil {
-		q := url.Values{"page_token": {*page.NextPageToken}}
-		for name, value := range map[string]string{"status": v.Status, "severity": v.Severity, "account": v.Account} {
-			if value != "" {
-				q.Set(name, value)
-			}
-		}
+		q := filterQuery(map[string]string{"status": v.Status, "severity": v.Severity, "account": v.Account})
+		q.Set("page_token", *page.NextPageToken)
 		v.NextHref = "/tickets?" + q.Encode()
 	}
 	return fiber.StatusOK, nil
 }
 
-var ticketStatusChoices = func() []views.Choice {
-	out := []views.Choice{{Value: "", Label: "Any status"}, {Value: unresolved, Label: "Unresolved"}}
+var ticketStatusOptions = func() []views.Option {
+	out := []views.Option{{Value: unresolved, Label: "Unresolved"}}
 	for _, s := range models.TicketStatuses {
-		out = append(out, views.Choice{Value: s, Label: views.TicketStatusLabel(s)})
+		out = append(out, views.Option{Value: s, Label: views.TicketStatusLabel(s)})
 	}
 	return out
 }()
@@ -231,12 +225,11 @@ func (h *Handlers) changeStatus(c *fiber.Ctx, to string) error {
 	id := strings.Clone(c.Params("id"))
 	_, err := h.store.UpdateTicket(c.UserContext(), actor(c), id, models.UpdateTicketInput{Status: &to})
 	if err != nil {
-		var form views.Form
-		status, err := formErrorAt(err, &form, nil)
+		status, msg, err := refused(err)
 		if err != nil {
 			return err
 		}
-		return h.ticketPage(c, status, id, views.Form{}, form.Message)
+		return h.ticketPage(c, status, id, views.Form{}, msg)
 	}
 	msg := "Ticket moved to " + views.TicketStatusLabel(to) + "."
 	if to == models.TicketSolved && !actor(c).IsSupport() {

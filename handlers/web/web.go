@@ -6,6 +6,7 @@ package web
 
 import (
 	"log/slog"
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -108,9 +109,18 @@ func viewUser(u *models.User) *views.User {
 
 // page renders content with the meta for title and nav.
 func (h *Handlers) page(c *fiber.Ctx, status int, title, nav string, content templ.Component) error {
+	return h.pageWithNotice(c, status, title, nav, nil, content)
+}
+
+// pageWithNotice is page with a notice, when given, in place of the
+// session's flash.
+func (h *Handlers) pageWithNotice(c *fiber.Ctx, status int, title, nav string, notice *views.Flash, content templ.Component) error {
 	m, err := h.meta(c, title, nav)
 	if err != nil {
 		return err
+	}
+	if notice != nil {
+		m.Flash = notice
 	}
 	return render(c, status, m, content)
 }
@@ -132,4 +142,26 @@ func formValues(c *fiber.Ctx, names ...string) map[string]string {
 		v[n] = strings.Clone(c.FormValue(n))
 	}
 	return v
+}
+
+// filterValues reads a list's filters from the query string, copied and
+// trimmed; a filter not given is "".
+func filterValues(c *fiber.Ctx, names ...string) map[string]string {
+	v := make(map[string]string, len(names))
+	for _, n := range names {
+		v[n] = strings.TrimSpace(strings.Clone(c.Query(n)))
+	}
+	return v
+}
+
+// filterQuery is the query string of a list's link that keeps its
+// filters: the ones set, by name.
+func filterQuery(values map[string]string) url.Values {
+	q := url.Values{}
+	for name, v := range values {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	return q
 }

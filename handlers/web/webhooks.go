@@ -109,12 +109,11 @@ func (h *Handlers) SendTestWebhookEvent(c *fiber.Ctx) error {
 // webhookRefused shows why the domain refused an action on the webhook
 // page (422); other errors go to the error page.
 func (h *Handlers) webhookRefused(c *fiber.Ctx, err error) error {
-	var form views.Form
-	status, err := formErrorAt(err, &form, nil)
+	status, msg, err := refused(err)
 	if err != nil {
 		return err
 	}
-	return h.webhookPage(c, status, views.Webhook{Message: form.Message})
+	return h.webhookPage(c, status, views.Webhook{Message: msg})
 }
 
 // ConfirmRotateWebhookToken asks before replacing the token: a page of
@@ -127,19 +126,13 @@ func (h *Handlers) ConfirmRotateWebhookToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := views.Confirm{
+	return h.confirm(c, "Rotate webhook token", views.NavWebhooks, views.Confirm{
 		Title:      "Rotate the webhook token?",
 		Text:       "Deliveries carry the new token at once, and the token " + e.TokenHint() + " stops being sent. Update your server to accept the new one.",
 		Action:     "/webhook/rotate-token",
 		Submit:     "Rotate token",
 		CancelHref: "/webhook",
-		CSRF:       csrfToken(c),
-		InDialog:   c.Get("HX-Target") == "dialog",
-	}
-	if v.InDialog {
-		return renderAlone(c, views.ConfirmDialog(v))
-	}
-	return h.page(c, fiber.StatusOK, "Rotate webhook token", views.NavWebhooks, views.RotateTokenPage(v))
+	}, false)
 }
 
 // RotateWebhookToken replaces the token and shows the new one this once.
