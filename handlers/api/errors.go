@@ -68,16 +68,11 @@ func classify(err error) (int, *models.Error) {
 			return status, e
 		}
 	}
+	// Unknown routes and methods never get here as fiber errors: NoRoute,
+	// the catch-all under /api, answers them as domain errors.
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch fe.Code {
-		case fiber.StatusNotFound:
-			return fe.Code, &models.Error{Code: models.CodeRouteNotFound, Message: "No such route",
-				Suggestion: "Check the path against the API reference"}
-		case fiber.StatusMethodNotAllowed:
-			// The reference documents no 405, so a method the route does not
-			// serve is answered as a missing route (with an Allow header).
-			return fiber.StatusNotFound, &models.Error{Code: models.CodeRouteNotFound, Message: "This route does not serve that method"}
 		case fiber.StatusRequestEntityTooLarge:
 			return fiber.StatusBadRequest, &models.Error{Code: models.CodeInvalidParameters, Message: "The request body is larger than 1 MiB"}
 		case fiber.StatusBadRequest:
