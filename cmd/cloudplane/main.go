@@ -21,6 +21,8 @@ const usage = `usage: cloudplane <command> [flags]
 commands:
   serve            run the server (the default when no command is given)
   migrate          apply database migrations
+  backup           write a consistent, checked copy of a live SQLite database
+  copy             copy a SQLite installation into a fresh PostgreSQL database
   users create     create a user (an owner gets an account of their own)
   users list       list every user
   users reset-password  print a one-time link to choose a new password, or set one
@@ -38,6 +40,8 @@ type command func(ctx context.Context, args []string, stdout io.Writer) error
 var commands = map[string]command{
 	"serve":                serve,
 	"migrate":              migrate,
+	"backup":               backupCmd,
+	"copy":                 copyCmd,
 	"users create":         usersCreate,
 	"users list":           usersList,
 	"users reset-password": usersResetPassword,
