@@ -70,6 +70,8 @@ func routes(app *fiber.App, cfg Config) {
 
 	app.Get("/setup/:token", w.SetupForm)
 	app.Post("/setup/:token", w.Setup)
+	app.Get("/reset-password/:token", w.PasswordResetForm)
+	app.Post("/reset-password/:token", w.ResetPassword)
 	app.Get("/sign-in", w.SignInForm)
 	app.Post("/sign-in", w.SignIn)
 	app.Post("/sign-out", web.RequireUser, w.SignOut)

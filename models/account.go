@@ -140,6 +140,11 @@ func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in
 		if err := tx.Model(&Account{}).Where("id = ?", a.ID).UpdateColumns(columns).Error; err != nil {
 			return err
 		}
+		if in.Status != nil {
+			if err := bumpCredentials(tx); err != nil {
+				return err
+			}
+		}
 		out = a
 		return s.audit(tx, actor, a.ID, "account", "updated", []string{lrn("account", a.ID)}, changes)
 	})

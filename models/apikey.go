@@ -118,8 +118,8 @@ func (s *Store) APIKey(ctx context.Context, actor Actor, id string) (*APIKey, er
 }
 
 // RevokeAPIKey revokes a key of the actor's account by id or visible
-// prefix. It stops working at once in this process, and within the
-// cache's lifetime in others.
+// prefix. It stops working at once in this process, and within
+// credentialsCheckInterval in every other process on the same database.
 func (s *Store) RevokeAPIKey(ctx context.Context, actor Actor, idOrPrefix string) (*APIKey, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
@@ -137,6 +137,9 @@ func (s *Store) RevokeAPIKey(ctx context.Context, actor Actor, idOrPrefix string
 		now := s.Now()
 		k.RevokedAt = &now
 		if err := tx.Model(&k).Update("revoked_at", now).Error; err != nil {
+			return err
+		}
+		if err := bumpCredentials(tx); err != nil {
 			return err
 		}
 		return s.audit(tx, actor, accountID, "api_key", "deleted", []string{lrn("api_key", k.ID)},
@@ -158,6 +161,9 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Actor, error) 
 		return Actor{}, errInvalidKey
 	}
 	hash := hashSecret(secret)
+	if err := s.syncKeyCache(ctx); err != nil {
+		return Actor{}, err
+	}
 	p, ok := s.keys.get(hash)
 	if !ok {
 		var err error

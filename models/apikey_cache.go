@@ -6,8 +6,9 @@ import (
 )
 
 const (
-	// keyCacheTTL bounds how long another replica's revocation or account
-	// change can go unnoticed here.
+	// keyCacheTTL bounds how long a cached principal is trusted without a
+	// fresh read. Revocations and account changes made anywhere reach this
+	// cache sooner, through the credentials version (syncKeyCache).
 	keyCacheTTL = 10 * time.Second
 	// touchInterval bounds how often last_used_at is written per key.
 	touchInterval = time.Minute
@@ -31,10 +32,34 @@ type keyCache struct {
 	now     Clock
 	mu      sync.RWMutex
 	entries map[string]*cachedPrincipal
+	// version is the credentials version the entries were loaded under,
+	// and checkedAt when it was last read; checking admits one reader.
+	version   string
+	checkedAt time.Time
+	checking  chan struct{}
 }
 
 func newKeyCache(now Clock) *keyCache {
-	return &keyCache{now: now, entries: map[string]*cachedPrincipal{}}
+	return &keyCache{now: now, entries: map[string]*cachedPrincipal{}, checking: make(chan struct{}, 1)}
+}
+
+// versionDue reports whether the credentials version should be read again.
+func (c *keyCache) versionDue() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.checkedAt.IsZero() || c.now().Sub(c.checkedAt) >= credentialsCheckInterval
+}
+
+// observeVersion records the credentials version just read, forgetting
+// every entry when it differs from the one they were loaded under.
+func (c *keyCache) observeVersion(v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v != c.version {
+		clear(c.entries)
+		c.version = v
+	}
+	c.checkedAt = c.now()
 }
 
 func (c *keyCache) get(hash string) (principal, bool) {

@@ -130,6 +130,14 @@ type Setup struct {
 	CSRF   string
 }
 
+// PasswordReset is the form behind an operator's reset link.
+type PasswordReset struct {
+	Action string
+	Email  string
+	Form   Form
+	CSRF   string
+}
+
 // Overview is an owner's dashboard home.
 type Overview struct {
 	Alerts    []Alert

@@ -21,7 +21,11 @@ const usage = `usage: cloudplane <command> [flags]
 commands:
   serve            run the server (the default when no command is given)
   migrate          apply database migrations
+  backup           write a consistent, checked copy of a live SQLite database
+  copy             copy a SQLite installation into a fresh PostgreSQL database
   users create     create a user (an owner gets an account of their own)
+  users list       list every user
+  users reset-password  print a one-time link to choose a new password, or set one
   apikeys create   create an API key; prints the secret as the last line
   apikeys revoke   revoke an API key by its visible prefix
   accounts update  change an account's status, billing address or quotas
@@ -34,12 +38,16 @@ Run 'cloudplane <command> -h' for a command's flags.
 type command func(ctx context.Context, args []string, stdout io.Writer) error
 
 var commands = map[string]command{
-	"serve":           serve,
-	"migrate":         migrate,
-	"users create":    usersCreate,
-	"apikeys create":  apikeysCreate,
-	"apikeys revoke":  apikeysRevoke,
-	"accounts update": accountsUpdate,
+	"serve":                serve,
+	"migrate":              migrate,
+	"backup":               backupCmd,
+	"copy":                 copyCmd,
+	"users create":         usersCreate,
+	"users list":           usersList,
+	"users reset-password": usersResetPassword,
+	"apikeys create":       apikeysCreate,
+	"apikeys revoke":       apikeysRevoke,
+	"accounts update":      accountsUpdate,
 
 	"tickets set-status": ticketsSetStatus,
 	"webhooks set":       webhooksSet,

@@ -33,6 +33,7 @@ type serveFlags struct {
 	bootTime                          time.Duration
 
 	webhooks webhookFlags
+	backups  backupFlags
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
@@ -53,12 +54,16 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR blocks of reverse proxies allowed to name the client")
 	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
 	f.webhooks.register(fs)
+	f.backups.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and /debug/vars on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	dispatch, err := f.webhooks.config()
 	if err != nil {
+		return err
+	}
+	if err := f.backups.check(f.database); err != nil {
 		return err
 	}
 	log, err := newLogger(f.logLevel)
@@ -93,6 +98,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	// retention job stop once the HTTP server has drained, before the
 	// database closes.
 	defer stopWebhooks()
+	defer f.backups.start(db, log, time.Now)()
 
 	proxies, err := parseProxies(f.trustedProxies)
 	if err != nil {

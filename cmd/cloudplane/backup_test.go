@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// apiGet answers GET path on base with key, failing the test unless 200.
+func apiGet(t *testing.T, base, key, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
+	}
+	return string(body)
+}
+
+// populate gives the owner with email filesystems named fs1..fsN.
+func populate(t *testing.T, store *models.Store, email string, n int) models.Actor {
+	t.Helper()
+	ctx := context.Background()
+	u, err := store.UserByEmail(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		if _, err := store.CreateFilesystem(ctx, u.Actor(), models.CreateFilesystemInput{
+			Name: fmt.Sprintf("fs%d", i), Region: "us-east-1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return u.Actor()
+}
+
+// A backup taken while another connection keeps writing is a consistent,
+// checked database that a server restored from it serves.
+func TestBackupOfALiveDatabaseRestores(t *testing.T) {
+	dir := t.TempDir()
+	live, backup := filepath.Join(dir, "live.db"), filepath.Join(dir, "backups", "copy.db")
+	key := owner(t, live, "ada@example.com")
+	store := openDB(t, live)
+	actor := populate(t, store, "ada@example.com", 5)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // tickets written while the backup runs
+		defer wg.Done()
+		for i := 0; i < 500; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := store.CreateTicket(context.Background(), actor, models.CreateTicketInput{
+				Subject: "during backup", Description: "d", Type: models.TicketServiceRequest}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	out := mustCLI(t, "backup", "--database", live, "--to", backup)
+	close(stop)
+	wg.Wait()
+	if !strings.Contains(out, "integrity checked") {
+		t.Fatalf("backup said %q", out)
+	}
+	if _, err := os.Stat(backup + ".partial"); !os.IsNotExist(err) {
+		t.Fatalf("a partial file was left behind: %v", err)
+	}
+	if err := models.CheckIntegrity(context.Background(), backup); err != nil {
+		t.Fatal(err)
+	}
+
+	_, base, _ := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + backup})
+	body := apiGet(t, base, key, "/api/v1/filesystems")
+	for i := 1; i <= 5; i++ {
+		if !strings.Contains(body, fmt.Sprintf(`"name":"fs%d"`, i)) {
+			t.Fatalf("restored server lacks fs%d: %s", i, body)
+		}
+	}
+
+	for _, args := range [][]string{
+		{"backup", "--database", live, "--to", backup},
+		{"backup", "--database", filepath.Join(dir, "missing.db"), "--to", filepath.Join(dir, "x.db")},
+		{"backup", "--database", "postgres://postgres@127.0.0.1:5432/test", "--to", filepath.Join(dir, "y.db")},
+	} {
+		if _, errOut, code := cli(t, args...); code == 0 || strings.Count(errOut, "\n") != 1 {
+			t.Fatalf("%v: exit %d, stderr %q; want one line and a failure", args, code, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing.db")); !os.IsNotExist(err) {
+		t.Fatal("backup of a missing database created it")
+	}
+}
+
+// serve takes backups on schedule and keeps only the newest --backup-keep.
+func TestScheduledBackupsArePruned(t *testing.T) {
+	dir := t.TempDir()
+	live, backups := filepath.Join(dir, "live.db"), filepath.Join(dir, "backups")
+	owner(t, live, "ada@example.com")
+	cmd, _, logs := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + live},
+		"--backup-dir", backups, "--backup-every", "1s", "--backup-keep", "2")
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Count(logs.String(), "scheduled backup written") < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than 3 scheduled backups in 30 s:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	entries, err := os.ReadDir(backups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d files in the backup folder, want the newest 2:\n%s", len(entries), logs.String())
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "cloudplane-") || !strings.HasSuffix(e.Name(), ".db") {
+			t.Fatalf("unexpected file %s", e.Name())
+		}
+		if err := models.CheckIntegrity(context.Background(), filepath.Join(backups, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// copy moves a populated SQLite installation into a fresh PostgreSQL
+// database, which a server then serves with the same keys and data.
+func TestCopyToPostgresServesTheSameData(t *testing.T) {
+	base := os.Getenv(modelstest.PostgresEnv)
+	if base == "" {
+		t.Skip("copy needs PostgreSQL: set " + modelstest.PostgresEnv)
+	}
+	live := filepath.Join(t.TempDir(), "live.db")
+	key := owner(t, live, "ada@example.com")
+	store := openDB(t, live)
+	actor := populate(t, store, "ada@example.com", 3)
+	if _, err := store.CreateTicket(context.Background(), actor, models.CreateTicketInput{
+		Subject: "moving", Description: "to postgres", Type: models.TicketServiceRequest}); err != nil {
+		t.Fatal(err)
+	}
+	target, drop, err := modelstest.CreatePostgresDB(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = drop() })
+
+	out := mustCLI(t, "copy", "--from", live, "--to", target)
+	if !strings.Contains(out, "row counts match") || !strings.Contains(out, "filesystems") {
+		t.Fatalf("copy said:\n%s", out)
+	}
+	if _, errOut, code := cli(t, "copy", "--from", live, "--to", target); code == 0 || !strings.Contains(errOut, "fresh database") {
+		t.Fatalf("a second copy into the same database: exit %d, %q", code, errOut)
+	}
+
+	_, srv, _ := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + target})
+	body := apiGet(t, srv, key, "/api/v1/filesystems")
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(body, fmt.Sprintf(`"name":"fs%d"`, i)) {
+			t.Fatalf("copied server lacks fs%d: %s", i, body)
+		}
+	}
+	if body := apiGet(t, srv, key, "/api/v1/tickets"); !strings.Contains(body, "moving") {
+		t.Fatalf("copied server lacks the ticket: %s", body)
+	}
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+func TestUsersResetPasswordAndList(t *testing.T) {
+	dsn := modelstest.DSN(t)
+	owner(t, dsn, "ada@example.com")
+	mustCLI(t, "users", "create", "--database", dsn, "--email", "sam@example.com",
+		"--password", "correct horse battery", "--role", "support")
+
+	list := mustCLI(t, "users", "list", "--database", dsn)
+	lines := strings.Split(strings.TrimSpace(list), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "EMAIL") ||
+		!strings.Contains(lines[1], "ada@example.com") || !strings.Contains(lines[1], "owner") ||
+		!strings.Contains(lines[2], "sam@example.com") || !strings.Contains(lines[2], "support") {
+		t.Fatalf("users list:\n%s", list)
+	}
+
+	link := lastLine(mustCLI(t, "users", "reset-password", "--database", dsn, "--email", "ada@example.com",
+		"--base-url", "https://cloud.example.com/"))
+	token, ok := strings.CutPrefix(link, "https://cloud.example.com/reset-password/")
+	if !ok {
+		t.Fatalf("reset link %q", link)
+	}
+	store := openDB(t, dsn)
+	ctx := context.Background()
+	if u, err := store.CheckPasswordResetToken(ctx, token); err != nil || u.Email != "ada@example.com" {
+		t.Fatalf("printed link: %v %v", u, err)
+	}
+
+	mustCLI(t, "users", "reset-password", "--database", dsn, "--email", "sam@example.com", "--password", "another long passphrase")
+	if _, _, err := store.SignIn(ctx, models.SignInInput{Email: "sam@example.com", Password: "correct horse battery"}); !models.IsBadCredentials(err) {
+		t.Fatalf("old password after --password: %v", err)
+	}
+	if _, _, err := store.SignIn(ctx, models.SignInInput{Email: "sam@example.com", Password: "another long passphrase"}); err != nil {
+		t.Fatalf("new password: %v", err)
+	}
+
+	for _, args := range [][]string{
+		{"users", "reset-password", "--database", dsn, "--email", "nobody@example.com"},
+		{"users", "reset-password", "--database", dsn, "--email", "sam@example.com", "--password", "short"},
+	} {
+		if _, errOut, code := cli(t, args...); code == 0 || strings.Count(errOut, "\n") != 1 {
+			t.Fatalf("%v: exit %d, stderr %q; want one line and a failure", args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Backup writes a consistent copy of a live SQLite database to the file
+// to, then checks the copy's integrity. VACUUM INTO reads one snapshot of
+// the database, so writers go on while it runs and the copy is exactly the
+// database as of one commit; it is also compacted. The copy is written
+// beside its final name and renamed into place only once it has passed the
+// check, so a failed or interrupted backup never leaves a file that looks
+// complete. An existing file at to is not overwritten.
+func Backup(ctx context.Context, db *gorm.DB, to string) error {
+	if db.Dialector.Name() != "sqlite" {
+		return errors.New("backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)")
+	}
+	if _, err := os.Stat(to); err == nil {
+		return fmt.Errorf("%s already exists; choose a new file", to)
+	}
+	if dir := filepath.Dir(to); dir != "." {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return err
+		}
+	}
+	partial := to + ".partial"
+	_ = os.Remove(partial) // left by an interrupted run
+	if err := db.WithContext(ctx).Exec("VACUUM INTO ?", partial).Error; err != nil {
+		_ = os.Remove(partial)
+		return fmt.Errorf("backup: %w", err)
+	}
+	if err := CheckIntegrity(ctx, partial); err != nil {
+		_ = os.Remove(partial)
+		return err
+	}
+	return os.Rename(partial, to)
+}
+
+// CheckIntegrity opens the SQLite file at path read-only and runs SQLite's
+// integrity and foreign key checks on it.
+func CheckIntegrity(ctx context.Context, path string) error {
+	db, err := gorm.Open(sqlite.Open("file:"+path+"?mode=ro"), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return err
+	}
+	defer sqlDB.Close()
+	var problems []string
+	if err := db.WithContext(ctx).Raw("PRAGMA integrity_check").Scan(&problems).Error; err != nil {
+		return fmt.Errorf("integrity check of %s: %w", path, err)
+	}
+	if len(problems) != 1 || problems[0] != "ok" {
+		return fmt.Errorf("integrity check of %s failed: %s", path, strings.Join(problems, "; "))
+	}
+	var orphans []map[string]any
+	if err := db.WithContext(ctx).Raw("PRAGMA foreign_key_check").Scan(&orphans).Error; err != nil {
+		return fmt.Errorf("foreign key check of %s: %w", path, err)
+	}
+	if len(orphans) > 0 {
+		return fmt.Errorf("foreign key check of %s found %d rows that reference missing rows", path, len(orphans))
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm"
+)
+
+// PasswordResetTTL is how long a reset link printed by the operator works.
+// A day, because the operator hands it over by hand, not by mail.
+const PasswordResetTTL = 24 * time.Hour
+
+// passwordResetPrefix names the settings rows of pending reset links:
+// name is the prefix and the SHA-256 of the token, value the user's id and
+// the expiry, so a copy of the database opens no link.
+const passwordResetPrefix = "password_reset:"
+
+var errResetInvalid = &Error{Code: CodeNotFound, Message: "This password reset link is invalid, expired or already used",
+	Suggestion: "Ask the operator for a new link (cloudplane users reset-password)"}
+
+// StartPasswordReset issues a one-time link token for the user with the
+// given email, replacing any earlier one of theirs; it works for
+// PasswordResetTTL. Operator only. Records user/updated.
+func (s *Store) StartPasswordReset(ctx context.Context, actor Actor, email string) (string, error) {
+	if !actor.Operator {
+		return "", Errorf(CodeForbidden, "Only the operator can reset a password")
+	}
+	token := randomHex(32)
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		u, err := userByEmail(tx, email)
+		if err != nil {
+			return err
+		}
+		if err := tx.Where("name LIKE ? AND value LIKE ?", passwordResetPrefix+"%", u.ID+" %").
+			Delete(&Setting{}).Error; err != nil {
+			return err
+		}
+		expires := s.Now().Add(PasswordResetTTL).UTC().Format(time.RFC3339)
+		row := Setting{Name: passwordResetPrefix + hashSecret(token), Value: u.ID + " " + expires}
+		if err := tx.Create(&row).Error; err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"password_reset": "link issued"})
+	})
+	if err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// PasswordResetInput is the new password chosen through a reset link.
+type PasswordResetInput struct {
+	Token           string
+	Password        string
+	PasswordConfirm string
+	SourceIP        string
+}
+
+// Validate checks the new password and its confirmation.
+func (in PasswordResetInput) Validate() error {
+	var f FieldErrors
+	validatePassword(&f, "password", in.Password)
+	if in.PasswordConfirm != in.Password {
+		f.Add("password_confirm", "does not match the password")
+	}
+	return f.Err()
+}
+
+// CheckPasswordResetToken reports whether token opens a reset link, and
+// for whom; an unknown, used or expired token fails with CodeNotFound.
+func (s *Store) CheckPasswordResetToken(ctx context.Context, token string) (*User, error) {
+	userID, err := s.resetTokenUser(s.read(ctx), token)
+	if err != nil {
+		return nil, err
+	}
+	return s.User(ctx, userID)
+}
+
+func (s *Store) resetTokenUser(db *gorm.DB, token string) (string, error) {
+	var row Setting
+	err := db.Where("name = ?", passwordResetPrefix+hashSecret(token)).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", errResetInvalid
+	} else if err != nil {
+		return "", err
+	}
+	userID, expires, ok := strings.Cut(row.Value, " ")
+	at, perr := time.Parse(time.RFC3339, expires)
+	if !ok || perr != nil || !s.now().Before(at) {
+		return "", errResetInvalid
+	}
+	return userID, nil
+}
+
+// CompletePasswordReset sets the new password, consumes the link, ends
+// every session of the user and signs them in, in one transaction; it
+// records user/updated. Invalid input leaves the link usable.
+func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput) (*Session, string, error) {
+	if err := in.Validate(); err != nil {
+		return nil, "", err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.cfg.PasswordCost)
+	if err != nil {
+		return nil, "", err
+	}
+	var sess *Session
+	var token string
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		userID, err := s.resetTokenUser(tx, in.Token)
+		if err != nil {
+			return err
+		}
+		res := tx.Where("name = ?", passwordResetPrefix+hashSecret(in.Token)).Delete(&Setting{})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return errResetInvalid // used by a concurrent request
+		}
+		u, err := s.replacePassword(tx, userID, string(hash))
+		if err != nil {
+			return err
+		}
+		if err := s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"changed": []string{"password"}, "password_reset": "link used"}); err != nil {
+			return err
+		}
+		sess, token, err = s.startSession(tx, u, in.SourceIP)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return sess, token, nil
+}
+
+// SetPassword is the operator setting a user's password directly: it ends
+// every session of the user and records user/updated.
+func (s *Store) SetPassword(ctx context.Context, actor Actor, email, password string) error {
+	if !actor.Operator {
+		return Errorf(CodeForbidden, "Only the operator can set another user's password")
+	}
+	var f FieldErrors
+	validatePassword(&f, "password", password)
+	if err := f.Err(); err != nil {
+		return err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cfg.PasswordCost)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *gorm.DB) error {
+		u, err := userByEmail(tx, email)
+		if err != nil {
+			return err
+		}
+		if _, err := s.replacePassword(tx, u.ID, string(hash)); err != nil {
+			return err
+		}
+		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"changed": []string{"password"}})
+	})
+}
+
+// replacePassword stores a new password hash and signs the user out
+// everywhere: whoever knew the old password loses their sessions.
+func (s *Store) replacePassword(tx *gorm.DB, userID, hash string) (*User, error) {
+	var u User
+	if err := tx.Where("id = ?", userID).Take(&u).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, errResetInvalid
+		}
+		return nil, err
+	}
+	u.PasswordHash = hash
+	err := tx.Model(&User{}).Where("id = ?", u.ID).
+		Updates(map[string]any{"password_hash": hash, "updated_at": s.Now()}).Error
+	if err != nil {
+		return nil, err
+	}
+	return &u, tx.Where("user_id = ?", u.ID).Delete(&Session{}).Error
+}
+
+// accountOf is the account a user's audit events belong to: their own for
+// an owner, none for support staff.
+func accountOf(u *User) string {
+	if u.AccountID == nil {
+		return ""
+	}
+	return *u.AccountID
+}
+
+// Users lists every user, oldest first, for the operator.
+func (s *Store) Users(ctx context.Context) ([]User, error) {
+	var out []User
+	err := s.read(ctx).Order("created_at, id").Find(&out).Error
+	return out, translate(err)
+}
