@@ -122,6 +122,8 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/tickets/:id", web.RequireUser, w.Ticket)
 	app.Post("/tickets/:id/comments", web.RequireUser, w.CommentOnTicket)
 	app.Post("/tickets/:id/status", web.RequireUser, w.MoveTicket)
+	app.Get("/tickets/:id/close", web.RequireUser, w.ConfirmCloseTicket)
+	app.Post("/tickets/:id/close", web.RequireUser, w.CloseTicket)
 	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
 
 	app.Get("/webhook", web.RequireUser, w.Webhook)
