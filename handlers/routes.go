@@ -10,6 +10,7 @@ import (
 // routes is the one route table: every API and page route with its
 // middleware.
 func routes(app *fiber.App, cfg Config) {
+	app.Use(collapseAPISlashes)
 	app.Get("/healthz", health(cfg.Store))
 
 	a := api.New(cfg.Store)
@@ -66,6 +67,7 @@ func routes(app *fiber.App, cfg Config) {
 	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn})
 	app.Use(web.SecurityHeaders)
 	app.Get("/static/*", web.Static)
+	app.Use(misdirectedAPIClient(cfg.Log))
 	app.Use(w.LoadSession, web.CSRF)
 
 	app.Get("/setup/:token", w.SetupForm)
@@ -124,6 +126,8 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/tickets/:id", web.RequireUser, w.Ticket)
 	app.Post("/tickets/:id/comments", web.RequireUser, w.CommentOnTicket)
 	app.Post("/tickets/:id/status", web.RequireUser, w.MoveTicket)
+	app.Get("/tickets/:id/close", web.RequireUser, w.ConfirmCloseTicket)
+	app.Post("/tickets/:id/close", web.RequireUser, w.CloseTicket)
 	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
 
 	app.Get("/webhook", web.RequireUser, w.Webhook)

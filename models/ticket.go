@@ -25,11 +25,13 @@ const (
 var TicketStatuses = []string{TicketNew, TicketOpen, TicketPending, TicketOnHold, TicketSolved, TicketClosed}
 
 // ticketMoves is the status machine: the statuses each status may move to.
+// Any open status may be solved or closed outright (the product's ticket
+// closure); a solved ticket may be reopened or closed; closed is final.
 var ticketMoves = map[string][]string{
-	TicketNew:     {TicketOpen, TicketPending, TicketOnHold, TicketSolved},
-	TicketOpen:    {TicketPending, TicketOnHold, TicketSolved},
-	TicketPending: {TicketOpen, TicketOnHold, TicketSolved},
-	TicketOnHold:  {TicketOpen, TicketPending, TicketSolved},
+	TicketNew:     {TicketOpen, TicketPending, TicketOnHold, TicketSolved, TicketClosed},
+	TicketOpen:    {TicketPending, TicketOnHold, TicketSolved, TicketClosed},
+	TicketPending: {TicketOpen, TicketOnHold, TicketSolved, TicketClosed},
+	TicketOnHold:  {TicketOpen, TicketPending, TicketSolved, TicketClosed},
 	TicketSolved:  {TicketOpen, TicketClosed},
 	TicketClosed:  {},
 }
@@ -51,9 +53,6 @@ func checkTicketMove(from, to string) error {
 		if allowed == to {
 			return nil
 		}
-	}
-	if to == TicketClosed {
-		return InvalidField("status", fmt.Sprintf("a ticket is closed only once solved; this one is %s", from))
 	}
 	return InvalidField("status", fmt.Sprintf("a ticket cannot move from %s to %s", from, to))
 }

@@ -103,10 +103,10 @@ func TestTicketStatusMachine(t *testing.T) {
 	f := newTicketFixture(t)
 	allowed := map[[2]string]bool{}
 	for _, m := range [][2]string{
-		{"new", "open"}, {"new", "pending"}, {"new", "on_hold"}, {"new", "solved"},
-		{"open", "pending"}, {"open", "on_hold"}, {"open", "solved"},
-		{"pending", "open"}, {"pending", "on_hold"}, {"pending", "solved"},
-		{"on_hold", "open"}, {"on_hold", "pending"}, {"on_hold", "solved"},
+		{"new", "open"}, {"new", "pending"}, {"new", "on_hold"}, {"new", "solved"}, {"new", "closed"},
+		{"open", "pending"}, {"open", "on_hold"}, {"open", "solved"}, {"open", "closed"},
+		{"pending", "open"}, {"pending", "on_hold"}, {"pending", "solved"}, {"pending", "closed"},
+		{"on_hold", "open"}, {"on_hold", "pending"}, {"on_hold", "solved"}, {"on_hold", "closed"},
 		{"solved", "open"}, {"solved", "closed"},
 	} {
 		allowed[m] = true

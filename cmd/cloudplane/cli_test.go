@@ -33,8 +33,8 @@ func TestTicketsSetStatus(t *testing.T) {
 		ok     bool
 		says   string
 	}{
-		{"closed", false, "closed only once solved"},
 		{"pending", true, "is pending"},
+		{"new", false, "cannot move from pending to new"},
 		{"solved", true, "is solved"},
 		{"on_hold", false, "cannot move from solved to on_hold"},
 		{"closed", true, "is closed"},

@@ -213,7 +213,33 @@ func (h *Handlers) CommentOnTicket(c *fiber.Ctx) error {
 // move the status machine allows; owners may only solve. A refused move
 // changes nothing and is said on the ticket's page (422).
 func (h *Handlers) MoveTicket(c *fiber.Ctx) error {
-	return h.changeStatus(c, strings.Clone(c.FormValue("status")))
+	to := strings.Clone(c.FormValue("status"))
+	if to == models.TicketClosed {
+		// Closing cannot be undone: it goes through its confirmation.
+		return redirect(c, "/tickets/"+strings.Clone(c.Params("id"))+"/close")
+	}
+	return h.changeStatus(c, to)
+}
+
+// ConfirmCloseTicket asks before closing a ticket, which is final.
+func (h *Handlers) ConfirmCloseTicket(c *fiber.Ctx) error {
+	t, err := h.store.Ticket(c.UserContext(), actor(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.confirm(c, "Close ticket", views.NavTickets, views.Confirm{
+		Title: "Close “" + t.Subject + "”?",
+		Text: "A closed ticket cannot change: nobody can comment on it, reopen it or move it again. " +
+			"The requester is told it is resolved. To keep the door open, mark it solved instead.",
+		Action:     "/tickets/" + t.ID + "/close",
+		Submit:     "Close ticket",
+		CancelHref: "/tickets/" + t.ID,
+	}, false)
+}
+
+// CloseTicket closes a ticket once confirmed.
+func (h *Handlers) CloseTicket(c *fiber.Ctx) error {
+	return h.changeStatus(c, models.TicketClosed)
 }
 
 // SolveTicket is the owner's "mark as solved".

@@ -269,27 +269,28 @@ func TestSupportMovesTicket(t *testing.T) {
 	tk := e.ticket(ada, "Broken")
 	s := e.signedIn("help@example.com")
 	page := "/tickets/" + tk.ID
-	moves := regexp.MustCompile(`name="status" value="([a-z_]+)"`)
+	// Moves are buttons, except closing, which links to its confirmation.
+	moves := regexp.MustCompile(`name="status" value="([a-z_]+)"|href="/tickets/[0-9a-f]+/(close)"`)
 	offered := func(body string) []string {
 		var out []string
 		for _, m := range moves.FindAllStringSubmatch(body, -1) {
-			out = append(out, m[1])
+			out = append(out, m[1]+m[2])
 		}
 		return out
 	}
 	res := s.get(page).expect(http.StatusOK).contains("Move ticket", "From New to:", "<dt>Requester</dt>", "ada@example.com").
 		lacks("Mark as solved")
-	if got := strings.Join(offered(res.Body), ","); got != strings.Join(models.TicketMoves(models.TicketNew), ",") {
+	if got := strings.Join(offered(res.Body), ","); got != "open,pending,on_hold,solved,close" {
 		t.Fatalf("moves offered from new: %s", got)
 	}
 	s.post(page+"/status", url.Values{"status": {"pending"}}).expect(http.StatusSeeOther).redirectsTo(page)
 	res = s.get(page).contains("Ticket moved to Pending.", "From Pending to:")
-	if got := strings.Join(offered(res.Body), ","); got != "open,on_hold,solved" {
+	if got := strings.Join(offered(res.Body), ","); got != "open,on_hold,solved,close" {
 		t.Fatalf("moves offered from pending: %s", got)
 	}
 
-	res = s.post(page+"/status", url.Values{"status": {"closed"}}).expect(http.StatusUnprocessableEntity).
-		contains("The ticket did not move", "A ticket is closed only once solved; this one is pending.", "From Pending to:")
+	res = s.post(page+"/status", url.Values{"status": {"new"}}).expect(http.StatusUnprocessableEntity).
+		contains("The ticket did not move", "A ticket cannot move from pending to new.", "From Pending to:")
 	if got := res.Header.Get("HX-Replace-Url"); got != page {
 		t.Fatalf("address after a refused move %q, want the ticket's", got)
 	}
@@ -297,9 +298,14 @@ func TestSupportMovesTicket(t *testing.T) {
 		t.Fatalf("status %s after a refused move", got)
 	}
 	s.post(page+"/comments", url.Values{"comment": {"Looking into it."}}).expect(http.StatusSeeOther)
-	e.move(e.supportUser("help@example.com"), tk.ID, models.TicketSolved)
-	e.move(e.supportUser("help@example.com"), tk.ID, models.TicketClosed)
-	res = s.get(page).contains("Closed tickets cannot change.")
+	// Closing from an open status asks first; only the confirmation closes.
+	s.post(page+"/status", url.Values{"status": {"closed"}}).redirectsTo(page + "/close")
+	if got := e.ticketStatus(tk.ID); got != models.TicketPending {
+		t.Fatalf("status %s before the close was confirmed", got)
+	}
+	s.get(page+"/close").expect(http.StatusOK).contains("Close “Broken”?", "A closed ticket cannot change", `action="`+page+`/close"`)
+	s.post(page+"/close", nil).redirectsTo(page)
+	res = s.get(page).contains("Ticket moved to Closed.", "Closed tickets cannot change.")
 	if len(offered(res.Body)) != 0 {
 		t.Fatal("moves offered on a closed ticket")
 	}
