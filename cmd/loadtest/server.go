@@ -43,7 +43,7 @@ func startServer(bin, logPath string, args []string, wait time.Duration) (*serve
 	}
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = serverEnv()
-	dieWithParent(cmd)
+	detach(cmd)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		_ = logFile.Close()
