@@ -1,0 +1,147 @@
+// Command loadtest starts a fresh cloudplane server on a fresh database,
+// puts a mixed API workload from many clients on it, and fails when the
+// server answers 5xx, does not answer in time, answers something that is
+// not the contract's JSON, or does not answer normally afterwards.
+//
+//	go run ./cmd/loadtest                                  # SQLite, 64 clients, 20 s
+//	go run ./cmd/loadtest -database postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+//	go run ./cmd/loadtest -clients 200 -duration 60s -max-p99 250ms
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	clients, perAccount int
+	duration, timeout   time.Duration
+	database, binary    string
+	bootTime            time.Duration
+	seed                uint64
+	keep                bool
+	limits              limits
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.clients, "clients", 64, "clients sending requests at once")
+	flag.IntVar(&o.perAccount, "clients-per-account", 4, "clients sharing one account (and its quotas and rows)")
+	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long the clients start new requests")
+	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "how long one request may take before it counts as unanswered")
+	flag.StringVar(&o.database, "database", "", "a postgres:// URL of a server to create (and drop) a fresh database on; SQLite in a temporary file when empty")
+	flag.StringVar(&o.binary, "binary", "", "the cloudplane binary to start; built from this module when empty")
+	flag.DurationVar(&o.bootTime, "instance-boot-time", time.Second, "the server's simulated instance boot time")
+	flag.Uint64Var(&o.seed, "seed", 0, "seed of the random workload (0: a new one, printed)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
+	flag.DurationVar(&o.limits.maxP99, "max-p99", 0, "fail when an operation's p99 latency is above this (0: off)")
+	flag.IntVar(&o.limits.maxConflicts, "max-conflicts", -1, "fail when more requests than this answer 409 (-1: off)")
+	flag.Parse()
+	if flag.NArg() > 0 || o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0 {
+		fmt.Fprintln(os.Stderr, "loadtest: want -clients and -clients-per-account >= 1, a positive -duration and -timeout, and no arguments")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, o, os.Stdout)
+	stop()
+	var failed errFailed
+	switch {
+	case err == nil:
+	case errors.As(err, &failed):
+		os.Exit(1)
+	default:
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(2)
+	}
+}
+
+// errFailed is a run that happened and failed its checks; the report
+// has been printed.
+type errFailed struct{}
+
+func (errFailed) Error() string { return "load test failed" }
+
+// run does one load test and cleans up after it whatever happens: the
+// server is stopped before its database is dropped and its folder removed.
+func run(ctx context.Context, o options, out io.Writer) (err error) {
+	work, err := os.MkdirTemp("", "cloudplane-loadtest-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if o.keep {
+			fmt.Fprintln(out, "work folder kept:", work)
+			return
+		}
+		_ = os.RemoveAll(work)
+	}()
+	dsn, drop, err := freshDatabase(work, o.database)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if dropErr := drop(); dropErr != nil {
+			err = errors.Join(err, dropErr)
+		}
+	}()
+	bin := o.binary
+	if bin == "" {
+		if bin, err = buildServer(ctx, work); err != nil {
+			return err
+		}
+	}
+	accounts := (o.clients + o.perAccount - 1) / o.perAccount
+	srv, err := startServer(bin, work+"/server.log", serverArgs(dsn, accounts, o.bootTime), time.Minute)
+	if srv != nil {
+		// After a load the report has stopped the server and judged how;
+		// this stops it when the run ends early.
+		defer srv.stop(stopGrace)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "server %s on %s, %d clients on %d accounts for %s, timeout %s\n",
+		srv.base, backend(o.database), o.clients, accounts, o.duration, o.timeout)
+	if err := waitHealthy(ctx, srv, time.Minute); err != nil {
+		return err
+	}
+	keys, err := createAccounts(ctx, bin, dsn, accounts)
+	if err != nil {
+		return err
+	}
+	return loadAndReport(ctx, o, srv, keys, out)
+}
+
+// stopGrace is how long the server may drain after SIGTERM: a little
+// more than its own 20 s shutdown bound, so a healthy server is never
+// killed.
+const stopGrace = 25 * time.Second
+
+func backend(database string) string {
+	if database == "" {
+		return "SQLite"
+	}
+	return "PostgreSQL"
+}
+
+// serverArgs starts the server as the load needs it: no rate limits, a
+// short boot, and capacity for about two instances per account on each
+// launch target, so launches succeed and sometimes meet a full region.
+func serverArgs(dsn string, accounts int, boot time.Duration) []string {
+	capacity := ""
+	for i, t := range launchTargets {
+		if i > 0 {
+			capacity += ","
+		}
+		capacity += fmt.Sprintf("%s:%s=%d", t[0], t[1], 2*accounts)
+	}
+	return []string{"--database", dsn, "--rate-limit", "off", "--launch-rate-limit", "off",
+		"--instance-boot-time", boot.String(), "--instance-capacity", capacity, "--log-level", "info"}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// afterTimeout bounds each check made once the load has stopped.
+const afterTimeout = 5 * time.Second
+
+// maxFailureGroups bounds the failure kinds the report lists.
+const maxFailureGroups = 15
+
+// loadAndReport gives every account its launch key, runs the clients,
+// checks the server afterwards, stops it, and prints the report. It
+// returns errFailed when the run fails its checks.
+func loadAndReport(ctx context.Context, o options, srv *server, keys []string, out io.Writer) error {
+	transport := newTransport(o.clients)
+	defer transport.CloseIdleConnections()
+	hc := &http.Client{Transport: transport}
+	for _, key := range keys {
+		c := &client{http: hc, base: srv.base, key: key, timeout: o.timeout}
+		if !c.do(ctx, "setup", "POST", "/api/v1/ssh-keys", map[string]string{"name": bootKey}, nil) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("creating the launch SSH key failed: %s", c.results[0].detail)
+		}
+	}
+	seed := o.seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	fmt.Fprintf(out, "load for %s (seed %d)\n", o.duration, seed)
+	start := time.Now()
+	results := runClients(ctx, o, hc, srv.base, keys, seed)
+	elapsed := time.Since(start)
+	interrupted := ctx.Err() != nil
+	transport.CloseIdleConnections()
+
+	var afterwards []string
+	if !interrupted {
+		afterwards = checkAfter(srv.base, keys[0])
+	}
+	afterwards = append(afterwards, srv.stop(stopGrace)...)
+
+	rows := summarize(results)
+	fmt.Fprintln(out)
+	printTable(out, rows)
+	fmt.Fprintf(out, "\n%d requests in %s, %.0f/s\n", len(results), elapsed.Round(time.Millisecond),
+		float64(len(results))/elapsed.Seconds())
+	step := max(o.duration/10, time.Second)
+	steps := int((elapsed + step - 1) / step)
+	fmt.Fprintf(out, "answered well per %s: %v\n", step, timeline(results, start, step, steps))
+	groups := failures(results)
+	if len(groups) > 0 {
+		fmt.Fprintln(out, "\nfailures:")
+		for i, g := range groups {
+			if i == maxFailureGroups {
+				fmt.Fprintf(out, "  … and %d more kinds\n", len(groups)-i)
+				break
+			}
+			fmt.Fprintln(out, " ", g)
+		}
+	}
+	why := verdict(rows, afterwards, o.limits)
+	if interrupted {
+		why = append(why, "interrupted")
+	}
+	if len(why) == 0 {
+		fmt.Fprintln(out, "\nPASS")
+		return nil
+	}
+	fmt.Fprintln(out, "\nFAIL:")
+	for _, w := range why {
+		fmt.Fprintln(out, "  "+w)
+	}
+	fmt.Fprintf(out, "\nlast lines of the server's log:\n%s\n", srv.logTail())
+	return errFailed{}
+}
+
+// runClients runs o.clients workers, clientsPerAccount to an account, and
+// returns every request they recorded.
+func runClients(ctx context.Context, o options, hc *http.Client, base string, keys []string, seed uint64) []result {
+	end := time.Now().Add(o.duration)
+	workers := make([]*worker, o.clients)
+	var wg sync.WaitGroup
+	for i := range workers {
+		w := &worker{client: &client{http: hc, base: base, key: keys[i/o.perAccount], timeout: o.timeout},
+			id: i + 1, rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+		workers[i] = w
+		wg.Go(func() { w.loop(ctx, end) })
+	}
+	wg.Wait()
+	var all []result
+	for _, w := range workers {
+		all = append(all, w.results...)
+	}
+	return all
+}
+
+// waitHealthy polls /healthz until it answers 200, the server exits, or
+// wait passes.
+func waitHealthy(ctx context.Context, srv *server, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		if status, err := get(ctx, srv.base+"/healthz", "", afterTimeout); err == nil && status == http.StatusOK {
+			return nil
+		}
+		select {
+		case <-srv.exited:
+			return fmt.Errorf("server exited (%v):\n%s", srv.err, srv.logTail())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%s/healthz did not answer 200 within %s:\n%s", srv.base, wait, srv.logTail())
+}
+
+// checkAfter asks a server that just carried the load whether it still
+// answers normally: /healthz and a plain list, each within afterTimeout,
+// on new connections.
+func checkAfter(base, key string) []string {
+	var problems []string
+	for _, c := range []struct{ path, key string }{{"/healthz", ""}, {"/api/v1/filesystems", key}} {
+		status, err := get(context.Background(), base+c.path, c.key, afterTimeout)
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("after the load, GET %s: %v", c.path, err))
+		case status != http.StatusOK:
+			problems = append(problems, fmt.Sprintf("after the load, GET %s answered %d, not 200", c.path, status))
+		}
+	}
+	return problems
+}
+
+// get makes one GET on a connection of its own, bounded by timeout.
+func get(ctx context.Context, url, key string, timeout time.Duration) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		return 0, err
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+	return resp.StatusCode, nil
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// cliTimeout bounds one operator command.
+const cliTimeout = time.Minute
+
+// freshDatabase returns an empty database for the run: a SQLite file in
+// dir, or a new database on the PostgreSQL server at pgURL, which drop
+// removes (WITH (FORCE), so even a server that hung cannot keep it).
+func freshDatabase(dir, pgURL string) (dsn string, drop func() error, err error) {
+	if pgURL == "" {
+		return filepath.Join(dir, "loadtest.db"), func() error { return nil }, nil
+	}
+	if !models.IsPostgres(pgURL) {
+		return "", nil, fmt.Errorf("-database %q: want a postgres:// URL (leave it out for SQLite)", pgURL)
+	}
+	return modelstest.CreatePostgresDB(pgURL)
+}
+
+// buildServer compiles cmd/cloudplane into dir, as an operator would.
+func buildServer(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "cloudplane")
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "cloudplane/cmd/cloudplane").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// createAccounts makes n owners, each with an account of their own and an
+// API key, through the operator CLI the README documents, and returns the
+// keys. Two commands run at a time: each hashes a password.
+func createAccounts(ctx context.Context, bin, dsn string, n int) ([]string, error) {
+	keys := make([]string, n)
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for i := range keys {
+		g.Go(func() error {
+			email := fmt.Sprintf("loadtest-%03d@example.com", i+1)
+			if _, err := operator(ctx, bin, "users", "create", "--email", email,
+				"--password", "load test password", "--database", dsn); err != nil {
+				return err
+			}
+			out, err := operator(ctx, bin, "apikeys", "create", "--email", email, "--name", "loadtest", "--database", dsn)
+			if err != nil {
+				return err
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if keys[i] = strings.TrimSpace(lines[len(lines)-1]); !strings.HasPrefix(keys[i], "cpk_") {
+				return fmt.Errorf("apikeys create printed no key on its last line:\n%s", out)
+			}
+			return nil
+		})
+	}
+	return keys, g.Wait()
+}
+
+// operator runs one `cloudplane` operator command and returns its stdout.
+func operator(ctx context.Context, bin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, cliTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = serverEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("cloudplane %s %s: %v: %s", args[0], args[1], err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
