@@ -34,6 +34,20 @@ type Config struct {
 	// proxy must overwrite it, not append to it (X-Real-IP in nginx).
 	ProxyHeader string
 
+	// RequestTimeout bounds every request, the database calls it makes
+	// included (DefaultRequestTimeout when 0).
+	RequestTimeout time.Duration
+	// Stopping, when done, ends every request still running: the server's
+	// drain period is over. Nil means never.
+	Stopping context.Context
+	// ReadTimeout is the time a client has to send a request, header and
+	// body; IdleTimeout, how long a kept-alive connection may wait for its
+	// next request. Zero means the defaults below.
+	ReadTimeout, IdleTimeout time.Duration
+	// MaxConnsPerIP caps the connections one IPv4 address may hold open;
+	// more are answered 429 and closed (0: no cap).
+	MaxConnsPerIP int
+
 	// extraAPIRoutes lets this package's tests mount routes (one that
 	// panics) under /api/v1 before the catch-all.
 	extraAPIRoutes func(fiber.Router)
@@ -44,15 +58,15 @@ const BodyLimit = 1 << 20
 
 // New builds the Fiber application with every route.
 func New(cfg Config) *fiber.App {
-	if cfg.Log == nil {
-		cfg.Log = slog.Default()
-	}
+	cfg = withDefaults(cfg)
 	app := fiber.New(fiber.Config{
-		AppName:               "cloudplane",
-		BodyLimit:             BodyLimit,
-		ReadTimeout:           30 * time.Second,
+		AppName:   "cloudplane",
+		BodyLimit: BodyLimit,
+		// A connection that sends its request slowly, or keeps silent
+		// between requests, holds a file descriptor: both are bounded.
+		ReadTimeout:           cfg.ReadTimeout,
 		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(cfg.Log),
 		// Per-address limits (failed API keys, sign-ins) must see the real
@@ -68,8 +82,37 @@ func New(cfg Config) *fiber.App {
 			cfg.Log.Error("panic", "path", c.Path(), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
 		},
 	}))
+	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
+	// fiber.Config has no such field; the fasthttp server does.
+	app.Server().MaxConnsPerIP = cfg.MaxConnsPerIP
 	routes(app, cfg)
 	return app
+}
+
+// Defaults for the connection timeouts: a request (1 MiB at most) has
+// 15 s to arrive, a kept-alive connection may idle for a minute.
+const (
+	DefaultReadTimeout = 15 * time.Second
+	DefaultIdleTimeout = time.Minute
+)
+
+func withDefaults(cfg Config) Config {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.Stopping == nil {
+		cfg.Stopping = context.Background()
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	return cfg
 }
 
 func proxyHeader(cfg Config) string {

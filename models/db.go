@@ -82,7 +82,7 @@ func openSQLite(path string, cfg *gorm.Config) (*gorm.DB, error) {
 	// operating system caches the file beneath.
 	dsn := "file:" + path + "?_busy_timeout=10000&_journal_mode=WAL&_foreign_keys=on" +
 		"&_synchronous=NORMAL&_txlock=immediate&_cache_size=-2000"
-	return gorm.Open(sqlite.Open(dsn), cfg)
+	return gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn}), cfg)
 }
 
 // poolSize bounds the connections one process keeps to its database, and

@@ -50,9 +50,14 @@ type Error struct {
 	// Retryable marks a write that lost a race with another one; the API
 	// answers 409 so the caller knows a retry may succeed.
 	Retryable bool
+	// cause is the failure behind the error, for the log (Unavailable).
+	cause error
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the cause, so errors.Is still sees a context's end.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Errorf builds an Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {

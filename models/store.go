@@ -151,8 +151,8 @@ func translate(err error) error {
 	switch {
 	case errors.Is(err, gorm.ErrDuplicatedKey):
 		return &Error{Code: CodeDuplicate, Message: "An object with that name already exists"}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
+	case isUnavailable(err):
+		return Unavailable(err)
 	case isConflict(err):
 		return &Error{Code: CodeInternal, Retryable: true,
 			Message:    "A concurrent request changed the same objects",

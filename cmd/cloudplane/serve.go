@@ -18,10 +18,8 @@ import (
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/handlers/web"
 	"cloudplane/models"
+	"cloudplane/webhooks"
 )
-
-// shutdownGrace bounds how long in-flight requests may run after SIGTERM.
-const shutdownGrace = 20 * time.Second
 
 type serveFlags struct {
 	addr, baseURL, database, logLevel string
@@ -34,6 +32,7 @@ type serveFlags struct {
 
 	webhooks webhookFlags
 	backups  backupFlags
+	limits   limitFlags
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
@@ -55,8 +54,16 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
 	f.webhooks.register(fs)
 	f.backups.register(fs)
+	f.limits.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and /debug/vars on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := f.limits.validate(); err != nil {
+		return err
+	}
+	maxConns, err := connectionCap(f.limits.maxConns)
+	if err != nil {
 		return err
 	}
 	dispatch, err := f.webhooks.config()
@@ -66,6 +73,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := f.backups.check(f.database); err != nil {
 		return err
 	}
+	dispatch.ShutdownGrace = min(webhooks.DefaultShutdownGrace, f.limits.drainPeriod())
 	log, err := newLogger(f.logLevel)
 	if err != nil {
 		return err
@@ -91,22 +99,31 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.Capacity = capacity
 	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
 	store := models.NewStore(db, models.WithConfig(cfg))
-	defer store.Close()
 	dispatch.Log = log
 	stopWebhooks := startWebhooks(store, dispatch, f.webhooks.retention)
-	// Deferred after store.Close, so it runs first: the dispatcher and the
-	// retention job stop once the HTTP server has drained, before the
-	// database closes.
-	defer stopWebhooks()
-	defer f.backups.start(db, log, time.Now)()
+	stopBackups := f.backups.start(db, log, time.Now)
+	stopBackground := func() { stopBackups(); stopWebhooks() }
+	// On a failed start the dispatcher and backups stop, then the database
+	// closes; after a signal, shutdown does it within its timeout instead.
+	shuttingDown := false
+	defer func() {
+		if !shuttingDown {
+			stopBackground()
+			_ = store.Close()
+		}
+	}()
+	requestsCtx, stopRequests := context.WithCancel(context.Background())
+	defer stopRequests()
 
 	proxies, err := parseProxies(f.trustedProxies)
 	if err != nil {
 		return err
 	}
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
-		TrustedProxies: proxies, ProxyHeader: f.proxyHeader})
-	ln, err := net.Listen("tcp", f.addr)
+		TrustedProxies: proxies, ProxyHeader: f.proxyHeader,
+		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx,
+		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout, MaxConnsPerIP: f.limits.maxConnsPerIP})
+	ln, err := listen(f.addr, maxConns, log)
 	if err != nil {
 		return err
 	}
@@ -123,7 +140,8 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		defer serveDebug(dln, sqlDB, log).Close()
 	}
-	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database))
+	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database),
+		"max_connections", maxConns)
 	if err := announceSetup(ctx, store, log, f.baseURL, ln.Addr().String()); err != nil {
 		return err
 	}
@@ -135,12 +153,10 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down; draining in-flight requests")
-	if err := app.ShutdownWithTimeout(shutdownGrace); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	log.Info("stopped")
-	return nil
+	log.Info("shutting down; draining in-flight requests", "timeout", f.limits.shutdownTimeout)
+	shuttingDown = true
+	return shutdown(app, stopping{requests: stopRequests, webhooks: stopBackground, database: store.Close,
+		timeout: f.limits.shutdownTimeout, drain: f.limits.drainPeriod(), log: log})
 }
 
 // announceSetup prints the one-time setup link while no user exists, so

@@ -46,8 +46,9 @@ type errorDetail struct {
 // raised before routing (oversized bodies) and recovered panics.
 func WriteError(c *fiber.Ctx, log *slog.Logger, err error) error {
 	status, e := classify(err)
-	if status == fiber.StatusInternalServerError {
-		log.Error("request failed", "request_id", RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+	LogFailure(c, log, status, err)
+	if status == fiber.StatusServiceUnavailable {
+		c.Set(fiber.HeaderRetryAfter, RetryAfterUnavailable)
 	}
 	c.Status(status)
 	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: RequestID(c)}})
@@ -62,8 +63,25 @@ func Status(e *models.Error) int {
 	return statusOf[e.Code]
 }
 
+// RetryAfterUnavailable is the Retry-After, in seconds, of a 503: long
+// enough for a restarted database or a failover, short enough that a
+// script waiting on it does not stall.
+const RetryAfterUnavailable = "5"
+
+// LogFailure logs a failed request the operator must see: an internal
+// error, or the database being unavailable. A request cancelled because
+// the server is stopping (or its caller left) is no error of ours.
+func LogFailure(c *fiber.Ctx, log *slog.Logger, status int, err error) {
+	switch {
+	case status == fiber.StatusInternalServerError:
+		log.Error("request failed", "request_id", RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+	case status == fiber.StatusServiceUnavailable && !models.ClientGone(err):
+		log.Warn("database unavailable", "request_id", RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+	}
+}
+
 func classify(err error) (int, *models.Error) {
-	if e, ok := models.AsError(err); ok {
+	if e, ok := models.Classify(err); ok {
 		if status := Status(e); status != 0 {
 			return status, e
 		}

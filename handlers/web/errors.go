@@ -47,9 +47,12 @@ func formError(err error, form *views.Form) (int, error) {
 // the main content, whatever the request targeted.
 func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	v := classify(err)
-	if v.Status == fiber.StatusInternalServerError {
+	api.LogFailure(c, log, v.Status, err)
+	switch v.Status {
+	case fiber.StatusInternalServerError:
 		v.RequestID = api.RequestID(c)
-		log.Error("request failed", "request_id", v.RequestID, "method", c.Method(), "path", c.Path(), "err", err)
+	case fiber.StatusServiceUnavailable:
+		c.Set(fiber.HeaderRetryAfter, api.RetryAfterUnavailable)
 	}
 	m := views.Meta{Title: v.Title}
 	if sess, u := signedIn(c); u != nil {
@@ -64,7 +67,7 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 }
 
 func classify(err error) views.ErrorPage {
-	if e, ok := models.AsError(err); ok {
+	if e, ok := models.Classify(err); ok {
 		if status := statusOf(e); status != 0 && status != fiber.StatusInternalServerError {
 			return views.ErrorPage{Status: status, Title: titleOf(status), Message: e.Message, Suggestion: e.Suggestion}
 		}
@@ -93,6 +96,8 @@ func titleOf(status int) string {
 		return "Too many requests"
 	case fiber.StatusInternalServerError:
 		return "Something went wrong"
+	case fiber.StatusServiceUnavailable:
+		return "Temporarily unavailable"
 	}
 	return http.StatusText(status)
 }

@@ -5,6 +5,7 @@ package modelstest
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/url"
 	"os"
@@ -162,4 +163,32 @@ func Must[T any](tb testing.TB) func(v T, err error) T {
 		}
 		return v
 	}
+}
+
+// HoldWriteLock takes SQLite's write lock on the database at dsn from a
+// connection of its own, as another process would, until release is
+// called (also at cleanup).
+func HoldWriteLock(tb testing.TB, dsn string) (release func()) {
+	tb.Helper()
+	db, err := sql.Open("sqlite3", "file:"+dsn+"?_busy_timeout=5000")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		tb.Fatalf("take the write lock: %v", err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+			_ = conn.Close()
+			_ = db.Close()
+		})
+	}
+	tb.Cleanup(release)
+	return release
 }

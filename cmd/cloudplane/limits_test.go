@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"cloudplane/models/modelstest"
+)
+
+// One address opening 2,000 connections, idle or sending half its
+// headers, gets the per-address cap and no more; a client from another
+// address is still served, and the connections kept are cut off at the
+// read timeout.
+func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens thousands of connections")
+	}
+	const perIP, total = 256, 2000
+	s := startServer(t, "--database", filepath.Join(t.TempDir(), "c.db"),
+		"--max-connections-per-ip", fmt.Sprint(perIP), "--max-connections", "1000", "--read-timeout", "2s", "--idle-timeout", "1m")
+	addr := strings.TrimPrefix(s.url, "http://")
+
+	conns := make([]net.Conn, 0, total)
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	for i := range total {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("dial %d: %v", i, err)
+		}
+		if i%2 == 1 { // slowloris: a request line and never the end of the headers
+			_, _ = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+		}
+		conns = append(conns, c)
+	}
+
+	// Another address, while all of that is open.
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	res, err := client.Get(s.url + "/healthz")
+	if err != nil {
+		t.Fatalf("a client from another address: %v", err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("a client from another address: %d", res.StatusCode)
+	}
+
+	// Connections past the cap are answered 429 and closed; those within
+	// it are closed at the read timeout, which also bounds the wait for a
+	// connection's first request.
+	var read sync.WaitGroup
+	var mu sync.Mutex
+	counts := map[string]int{}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, c := range conns {
+		_ = c.SetReadDeadline(deadline)
+		read.Add(1)
+		go func() {
+			defer read.Done()
+			line, err := bufio.NewReader(c).ReadString('\n')
+			kind := "open"
+			switch {
+			case strings.Contains(line, " 429 "):
+				kind = "refused"
+			case err != nil && !isTimeout(err):
+				kind = "closed"
+			case strings.Contains(line, " 408 "):
+				kind = "closed"
+			}
+			mu.Lock()
+			counts[kind]++
+			mu.Unlock()
+		}()
+	}
+	read.Wait()
+	if counts["refused"] != total-perIP {
+		t.Fatalf("%d of %d connections refused, want %d: %v", counts["refused"], total, total-perIP, counts)
+	}
+	if counts["closed"] != perIP {
+		t.Fatalf("idle and slow connections outlived the read timeout: %v", counts)
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// A request stuck behind SQLite's write lock does not hold SIGTERM up:
+// the process exits within --shutdown-timeout. A second signal ends it at
+// once, with a failure status.
+func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
+	for _, second := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one signal", true: "second signal"}[second], func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "stuck.db")
+			mustCLI(t, "users", "create", "--database", dsn, "--email", "stuck@example.com", "--password", "a long passphrase")
+			key := lastLine(mustCLI(t, "apikeys", "create", "--database", dsn, "--email", "stuck@example.com"))
+			timeout := "2s"
+			if second {
+				timeout = "5m"
+			}
+			// The request's own deadline is far away: only shutdown ends it.
+			s := startServer(t, "--database", dsn, "--shutdown-timeout", timeout, "--request-timeout", "5m",
+				"--debug-addr", "127.0.0.1:0", "--rate-limit", "off")
+			release := modelstest.HoldWriteLock(t, dsn)
+			defer release()
+
+			answered := make(chan error, 1)
+			go func() {
+				req, _ := http.NewRequest(http.MethodPost, s.url+"/api/v1/filesystems",
+					strings.NewReader(`{"name": "stuck", "region": "us-east-1"}`))
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("Content-Type", "application/json")
+				res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+				if err == nil {
+					_ = res.Body.Close()
+				}
+				answered <- err
+			}()
+			waitForStuckWrite(t, s)
+
+			start := time.Now()
+			if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			bound := 8 * time.Second // well under SQLite's 10 s busy timeout
+			if second {
+				waitForServerLog(t, s, shuttingDownLog)
+				if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case <-s.done:
+			case <-time.After(bound):
+				t.Fatalf("still running %s after SIGTERM", time.Since(start).Round(time.Millisecond))
+			}
+			code := s.cmd.ProcessState.ExitCode()
+			if second != (code != 0) {
+				t.Fatalf("exit code %d (second signal: %v)", code, second)
+			}
+		})
+	}
+}
+
+// waitForStuckWrite waits until the server's database pool shows a
+// connection in use: the request is waiting for the write lock.
+func waitForStuckWrite(t *testing.T, s *server) {
+	t.Helper()
+	m := waitForServerLog(t, s, debugListening)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		res, err := http.Get("http://" + m[1] + "/debug/vars")
+		if err == nil {
+			var vars struct{ Database struct{ InUse int } }
+			err = json.NewDecoder(res.Body).Decode(&vars)
+			_ = res.Body.Close()
+			if err == nil && vars.Database.InUse > 0 {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the write never reached the database")
+}
+
+var (
+	debugListening  = regexp.MustCompile(`msg="pprof listening" addr=http://(\S+)/debug/pprof/`)
+	shuttingDownLog = regexp.MustCompile(`msg="shutting down`)
+)
+
+// waitForServerLog waits, up to 10 s, for the running server's log to
+// match re.
+func waitForServerLog(t *testing.T, s *server, re *regexp.Regexp) []string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if m := re.FindStringSubmatch(s.log()); m != nil {
+			return m
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %s in the log:\n%s", re, s.log())
+	return nil
+}

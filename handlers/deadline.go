@@ -1,0 +1,30 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// DefaultRequestTimeout bounds a request when Config leaves it unset.
+const DefaultRequestTimeout = 30 * time.Second
+
+// deadline gives every request a context that ends after d, or when
+// stopping ends (the server's drain period is over), whichever is first.
+// Domain operations take c.UserContext(), so the deadline reaches the
+// database: a database that does not answer costs a request d, not as
+// long as it is gone. fiber's middleware/timeout is not used: it wraps
+// handlers one by one and answers 408, where a database too slow is 503.
+func deadline(stopping context.Context, d time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(stopping, d)
+		c.SetUserContext(ctx)
+		err := c.Next()
+		cancel()
+		// The error page is rendered after this returns, and templ
+		// refuses to render into an ended context.
+		c.SetUserContext(context.WithoutCancel(ctx))
+		return err
+	}
+}

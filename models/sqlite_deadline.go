@@ -1,0 +1,132 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// sqliteDriver is go-sqlite3 with waits for the write lock bounded by the
+// caller's deadline. SQLite waits for a lock held by another connection in
+// its busy handler, which sqlite3_interrupt (how go-sqlite3 honours a
+// context) does not stop: without this, a request whose deadline is
+// shorter than _busy_timeout waits the whole busy timeout, then answers
+// the 409 of a lost race. Here a statement that may wait for the lock
+// first lowers the connection's busy timeout to the time left, and
+// running out of it is the deadline passing.
+const sqliteDriver = "sqlite3_deadline"
+
+func init() { sql.Register(sqliteDriver, deadlineDriver{}) }
+
+type deadlineDriver struct{}
+
+func (deadlineDriver) Open(dsn string) (driver.Conn, error) {
+	c, err := (&sqlite3.SQLiteDriver{}).Open(dsn)
+	if err != nil {
+		return nil, err
+	}
+	conn := &deadlineConn{SQLiteConn: c.(*sqlite3.SQLiteConn)}
+	rows, err := conn.Query("PRAGMA busy_timeout", nil)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	v := make([]driver.Value, 1)
+	err = rows.Next(v)
+	_ = rows.Close()
+	ms, ok := v[0].(int64)
+	if err != nil || !ok {
+		_ = conn.Close()
+		return nil, fmt.Errorf("read busy_timeout: %v", err)
+	}
+	conn.busy = time.Duration(ms) * time.Millisecond
+	return conn, nil
+}
+
+// deadlineConn is a go-sqlite3 connection whose lock-taking calls (BEGIN
+// IMMEDIATE, and writes outside a transaction) wait no longer than their
+// context allows. Every other method is go-sqlite3's own.
+type deadlineConn struct {
+	*sqlite3.SQLiteConn
+	busy time.Duration // the DSN's _busy_timeout, restored after each call
+}
+
+func (c *deadlineConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	restore, err := c.boundBusy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := c.SQLiteConn.BeginTx(ctx, opts)
+	return tx, restore(err)
+}
+
+func (c *deadlineConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	restore, err := c.boundBusy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.SQLiteConn.ExecContext(ctx, query, args)
+	return res, restore(err)
+}
+
+func (c *deadlineConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	s, err := c.SQLiteConn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return &deadlineStmt{SQLiteStmt: s.(*sqlite3.SQLiteStmt), conn: c}, nil
+}
+
+// deadlineStmt bounds a prepared write the same way (GORM prepares every
+// statement).
+type deadlineStmt struct {
+	*sqlite3.SQLiteStmt
+	conn *deadlineConn
+}
+
+func (s *deadlineStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	restore, err := s.conn.boundBusy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.SQLiteStmt.ExecContext(ctx, args)
+	return res, restore(err)
+}
+
+// boundBusy lowers the busy timeout to what is left of ctx's deadline when
+// that is shorter. The returned restore puts it back and turns a busy
+// error into the deadline's, since the wait ended because time ran out.
+func (c *deadlineConn) boundBusy(ctx context.Context) (restore func(error) error, err error) {
+	deadline, ok := ctx.Deadline()
+	left := time.Until(deadline)
+	if !ok || left >= c.busy {
+		return func(err error) error { return err }, nil
+	}
+	if left <= 0 {
+		return nil, context.DeadlineExceeded
+	}
+	if err := c.setBusy(left); err != nil {
+		return nil, err
+	}
+	return func(err error) error {
+		if rerr := c.setBusy(c.busy); rerr != nil && err == nil {
+			err = rerr
+		}
+		var se sqlite3.Error
+		if errors.As(err, &se) && se.Code == sqlite3.ErrBusy {
+			return fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+		}
+		return err
+	}, nil
+}
+
+func (c *deadlineConn) setBusy(d time.Duration) error {
+	_, err := c.SQLiteConn.Exec("PRAGMA busy_timeout = "+strconv.FormatInt(max(d.Milliseconds(), 1), 10), nil)
+	return err
+}
