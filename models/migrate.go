@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
 	"cloudplane/models/migrations"
@@ -79,7 +80,12 @@ func stepFailed(steps []migrations.Step, i int, err error) error {
 	if i > 0 {
 		at = steps[i-1].ID
 	}
-	return fmt.Errorf("migration %s failed and was rolled back (the database is at %s): %w", steps[i].ID, at, err)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Detail != "" {
+		err = fmt.Errorf("%w: %s", err, pgErr.Detail) // names the offending row
+	}
+	return fmt.Errorf("migration %s failed and was rolled back (the database is at %s): %w; "+
+		"fix or remove the rows it names, or restore a backup, then migrate again", steps[i].ID, at, err)
 }
 
 // apply runs one step in tx unless the database has run it already. The
