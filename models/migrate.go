@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -26,6 +27,8 @@ type MigrationState struct {
 	ID        string
 	Applied   bool
 	AppliedAt *time.Time
+	// Unknown marks a step the database has run that this binary lacks.
+	Unknown bool
 }
 
 // ErrNewerDatabase is returned when the database has run steps this
@@ -155,8 +158,9 @@ func MigrationStatus(ctx context.Context, db *gorm.DB) ([]MigrationState, error)
 		out = append(out, MigrationState{ID: st.ID, Applied: ok, AppliedAt: at})
 		delete(applied, st.ID)
 	}
-	for id, at := range applied {
-		out = append(out, MigrationState{ID: id, Applied: true, AppliedAt: at})
+	for _, id := range slices.Sorted(maps.Keys(applied)) {
+		at := applied[id]
+		out = append(out, MigrationState{ID: id, Applied: true, AppliedAt: at, Unknown: true})
 	}
 	return out, nil
 }

@@ -20,7 +20,7 @@ const usage = `usage: cloudplane <command> [flags]
 
 commands:
   serve            run the server (the default when no command is given)
-  migrate          apply database migrations
+  migrate          apply database migrations; --status lists applied and pending ones
   users create     create a user (an owner gets an account of their own)
   apikeys create   create an API key; prints the secret as the last line
   apikeys revoke   revoke an API key by its visible prefix
