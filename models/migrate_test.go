@@ -158,3 +158,27 @@ func TestStructsMatchSchema(t *testing.T) {
 	diffSchemas(t, "structs", describeSchema(t, fromStructs, false),
 		"migrations", describeSchema(t, migrated, false, "schema_migrations"))
 }
+
+// BenchmarkNewTestDatabase compares the two ways a test gets a migrated
+// database: copied from the template (what modelstest.Open does) or
+// created empty and migrated. On SQLite both migrate a new file.
+func BenchmarkNewTestDatabase(b *testing.B) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		dsn  func(testing.TB) string
+	}{{"template", modelstest.DSN}, {"migrate", modelstest.EmptyDSN}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				db, err := models.Open(ctx, tc.dsn(b))
+				if err == nil {
+					err = models.Migrate(ctx, db)
+					closeDB(db)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
