@@ -19,3 +19,6 @@ func AuditPageStatement(db *gorm.DB, accountID string, in AuditEventsInput, at t
 	stmt := auditPageQuery(db.Session(&gorm.Session{DryRun: true}), accountID, &in, after).Find(&[]AuditEvent{}).Statement
 	return stmt.SQL.String(), stmt.Vars, nil
 }
+
+// MigrateTo is Migrate stopping after the step named last.
+var MigrateTo = migrateTo

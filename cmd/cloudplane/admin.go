@@ -21,21 +21,6 @@ func openStore(ctx context.Context, dsn string, opts ...models.Option) (*models.
 	return models.NewStore(db, opts...), nil
 }
 
-func migrate(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("migrate")
-	dsn := databaseFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	store, err := openStore(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	fmt.Fprintln(stdout, "migrations applied")
-	return nil
-}
-
 func usersCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("users create")
 	dsn := databaseFlag(fs)

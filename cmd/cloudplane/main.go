@@ -20,7 +20,7 @@ const usage = `usage: cloudplane <command> [flags]
 
 commands:
   serve            run the server (the default when no command is given)
-  migrate          apply database migrations
+  migrate          apply database migrations; --status lists applied and pending ones
   backup           write a consistent, checked copy of a live SQLite database
   copy             copy a SQLite installation into a fresh PostgreSQL database
   users create     create a user (an owner gets an account of their own)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,25 +114,11 @@ func benchDSN(tb testing.TB) (string, func()) {
 		}
 		return filepath.Join(dir, "bench.db"), func() { _ = os.RemoveAll(dir) }
 	}
-	admin, err := models.Open(context.Background(), base)
+	dsn, drop, err := modelstest.CreatePostgresDB(base)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	name := "cloudplane_bench_" + models.NewID()[:16]
-	if err := admin.Exec("CREATE DATABASE " + name).Error; err != nil {
-		tb.Fatal(err)
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String(), func() {
-		_ = admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error
-		if sqlDB, err := admin.DB(); err == nil {
-			_ = sqlDB.Close()
-		}
-	}
+	return dsn, func() { _ = drop() }
 }
 
 // seedAuditBench inserts the events with multi-row INSERTs, 50,000 to a

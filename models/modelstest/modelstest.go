@@ -46,14 +46,36 @@ func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.
 func (c *Clock) Set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
 
 // DSN returns a database for one test: a new SQLite file, or a new
-// PostgreSQL database (dropped at cleanup) when PostgresEnv is set.
+// PostgreSQL database (dropped at cleanup), already migrated, when
+// PostgresEnv is set.
 func DSN(tb testing.TB) string {
+	tb.Helper()
+	return newDSN(tb, true)
+}
+
+// EmptyDSN is DSN without the migration: a database with no tables, for
+// tests of the migrations themselves.
+func EmptyDSN(tb testing.TB) string {
+	tb.Helper()
+	return newDSN(tb, false)
+}
+
+func newDSN(tb testing.TB, migrated bool) string {
 	tb.Helper()
 	base := envPostgres()
 	if base == "" {
 		return filepath.Join(tb.TempDir(), "cloudplane.db")
 	}
-	return createPostgresDB(tb, base)
+	dsn, drop, err := createPostgresDB(base, migrated)
+	if err != nil {
+		tb.Fatalf("%s: %v", PostgresEnv, err)
+	}
+	tb.Cleanup(func() {
+		if err := drop(); err != nil {
+			tb.Logf("%v", err)
+		}
+	})
+	return dsn
 }
 
 // Open returns a migrated store on a fresh database for one test, with a
@@ -91,36 +113,32 @@ func Backend() string {
 	return "sqlite"
 }
 
-func createPostgresDB(tb testing.TB, base string) string {
-	tb.Helper()
-	dsn, drop, err := CreatePostgresDB(base)
-	if err != nil {
-		tb.Fatalf("%s: %v", PostgresEnv, err)
-	}
-	tb.Cleanup(func() {
-		if err := drop(); err != nil {
-			tb.Logf("%v", err)
-		}
-	})
-	return dsn
-}
-
-// CreatePostgresDB creates an empty database on the server at base (a
+// CreatePostgresDB creates a migrated database on the server at base (a
 // postgres:// URL) and returns its URL and a func that drops it. It is
 // for suites that need a database outside one test, such as a server
 // started in TestMain; tests use DSN or Open.
 func CreatePostgresDB(base string) (dsn string, drop func() error, err error) {
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", nil, err
+	return createPostgresDB(base, true)
+}
+
+// createPostgresDB creates a database, empty or as a copy of the migrated
+// template, with its own connection to the server for dropping it.
+func createPostgresDB(base string, migrated bool) (dsn string, drop func() error, err error) {
+	name := "cloudplane_test_" + models.NewID()[:16]
+	stmt := "CREATE DATABASE " + name
+	if migrated {
+		tmpl, err := migratedTemplate(base)
+		if err != nil {
+			return "", nil, err
+		}
+		stmt += " TEMPLATE " + tmpl
 	}
 	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
 	if err != nil {
 		return "", nil, err
 	}
 	sqlAdmin, _ := admin.DB()
-	name := "cloudplane_test_" + models.NewID()[:16]
-	if err := admin.Exec("CREATE DATABASE " + name).Error; err != nil {
+	if err := admin.Exec(stmt).Error; err != nil {
 		_ = sqlAdmin.Close()
 		return "", nil, fmt.Errorf("create test database: %w", err)
 	}
@@ -132,8 +150,18 @@ func CreatePostgresDB(base string) (dsn string, drop func() error, err error) {
 		}
 		return nil
 	}
+	dsn, err = withDatabase(base, name)
+	return dsn, drop, err
+}
+
+// withDatabase is the server URL base naming database name instead.
+func withDatabase(base, name string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
 	u.Path = "/" + name
-	return u.String(), drop, nil
+	return u.String(), nil
 }
 
 func envPostgres() string { return strings.TrimSpace(os.Getenv(PostgresEnv)) }

@@ -1,0 +1,124 @@
+package models_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// A database the last AutoMigrate release made, with data, upgrades: its
+// rows read back through the Store, and its schema ends up the same as a
+// fresh database's.
+func TestUpgradeFromRelease0001(t *testing.T) {
+	ctx := context.Background()
+	dsn, facts := loadFixture(t, "at0001")
+	store := modelstest.OpenAt(t, dsn) // migrates
+	assertCurrent(t, store.DB())
+	status, err := models.MigrationStatus(ctx, store.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status[0].AppliedAt != nil || status[1].AppliedAt == nil {
+		t.Errorf("status %+v: want 0001 recognised as applied before times were kept, 0002 timed", status)
+	}
+
+	actor, err := store.Authenticate(ctx, facts["api_key"])
+	if err != nil || actor.AccountID != facts["account_id"] {
+		t.Fatalf("authenticate the fixture's key: %+v, %v", actor, err)
+	}
+	fss, err := store.Filesystems(ctx, actor)
+	if err != nil || len(fss) != 2 {
+		t.Fatalf("filesystems: %d, %v", len(fss), err)
+	}
+	inst, err := store.Instance(ctx, actor, facts["instance_id"])
+	if err != nil || len(inst.Mounts) != 1 || len(inst.RulesetIDs) != 1 {
+		t.Fatalf("instance: %+v, %v", inst, err)
+	}
+	ticket, err := store.Ticket(ctx, actor, facts["ticket_id"])
+	if err != nil || len(ticket.Comments) != 3 || ticket.Status != models.TicketOpen {
+		t.Fatalf("ticket: %+v, %v", ticket, err)
+	}
+	delivery, err := store.WebhookDelivery(ctx, actor, facts["delivery_id"])
+	if err != nil || len(delivery.AttemptLog) != 1 {
+		t.Fatalf("delivery: %+v, %v", delivery, err)
+	}
+	events, err := store.AuditEvents(ctx, actor, models.AuditEventsInput{})
+	if err != nil || len(events.Events) < 10 {
+		t.Fatalf("audit events: %+v, %v", events, err)
+	}
+	owner, err := store.UserByEmail(ctx, facts["owner_email"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.SignIn(ctx, models.SignInInput{Email: owner.Email, Password: "correct horse battery", SourceIP: "192.0.2.8"}); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	// The upgraded database takes writes under its new constraints.
+	if _, err := store.DeleteFilesystem(ctx, actor, facts["filesystem_id"]); err == nil {
+		t.Error("deleted a filesystem mounted on a booting instance")
+	}
+
+	fresh := modelstest.OpenAt(t, modelstest.EmptyDSN(t))
+	diffSchemas(t, "fresh", describeSchema(t, fresh.DB(), true), "upgraded", describeSchema(t, store.DB(), true))
+}
+
+// Rows that break the new constraints stop the upgrade with the name of
+// the constraint, and leave the database as it was, at 0001; once they
+// are fixed, the upgrade goes through.
+func TestUpgradeRefusesBrokenRows(t *testing.T) {
+	cases := []struct {
+		name, breakSQL, fixSQL, want string
+	}{
+		{"orphan mount", "UPDATE instance_filesystems SET filesystem_id = 'gone'",
+			"DELETE FROM instance_filesystems WHERE filesystem_id = 'gone'", "filesystems"},
+		{"unknown status", "UPDATE accounts SET status = 'frozen'",
+			"UPDATE accounts SET status = 'inactive' WHERE status = 'frozen'", "chk_accounts_status"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn, _ := loadFixture(t, "at0001")
+			db := openRaw(t, dsn)
+			if err := db.Exec(tc.breakSQL).Error; err != nil {
+				t.Fatal(err)
+			}
+			err := models.Migrate(ctx, db)
+			if err == nil || !strings.Contains(err.Error(), "0002_constraints") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Migrate = %v, want 0002 refused naming %q", err, tc.want)
+			}
+			t.Log(err)
+			status, err := models.MigrationStatus(ctx, db)
+			if err != nil || !status[0].Applied || status[1].Applied {
+				t.Fatalf("after the refusal: %+v, %v; want 0001 applied and 0002 pending", status, err)
+			}
+			if err := db.Exec(tc.fixSQL).Error; err != nil {
+				t.Fatal(err)
+			}
+			if err := models.Migrate(ctx, db); err != nil {
+				t.Fatalf("after fixing the rows: %v", err)
+			}
+		})
+	}
+}
+
+// The constraints hold on both databases once migrated: a mount of a
+// filesystem that does not exist, or a status outside the set, is refused.
+func TestConstraintsAreEnforced(t *testing.T) {
+	store := modelstest.Open(t)
+	owner, _ := modelstest.Owner(t, store, "owner@example.com")
+	inst := modelstest.InsertInstance(t, store, models.Instance{AccountID: *owner.AccountID, Status: models.InstanceActive})
+	db := store.DB()
+	for _, stmt := range []string{
+		"INSERT INTO instance_filesystems (instance_id, filesystem_id, mount_point) VALUES ('" + inst.ID + "', 'missing', '/m')",
+		"UPDATE instances SET status = 'exploded' WHERE id = '" + inst.ID + "'",
+		"INSERT INTO sessions (id, token_hash, user_id, csrf_token, flash, source_ip, created_at, last_seen_at)" +
+			" VALUES ('s', 'h', 'nobody', 'c', '', '', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+	} {
+		if err := db.Exec(stmt).Error; err == nil {
+			t.Errorf("%s: accepted", stmt)
+		}
+	}
+}
