@@ -4,7 +4,6 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -15,7 +14,10 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/observe"
 	"cloudplane/handlers/web"
+	"cloudplane/logging"
+	"cloudplane/metrics"
 	"cloudplane/models"
 )
 
@@ -33,6 +35,10 @@ type Config struct {
 	// ProxyHeader carries the client address set by a trusted proxy. The
 	// proxy must overwrite it, not append to it (X-Real-IP in nginx).
 	ProxyHeader string
+	// Metrics records requests and sign-in failures; nil switches them off.
+	Metrics *metrics.Metrics
+	// Dependencies are checked by /readyz besides the database.
+	Dependencies []Dependency
 
 	// extraAPIRoutes lets this package's tests mount routes (one that
 	// panics) under /api/v1 before the catch-all.
@@ -47,6 +53,7 @@ func New(cfg Config) *fiber.App {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	cfg.Log = logging.Contextual(cfg.Log)
 	app := fiber.New(fiber.Config{
 		AppName:               "cloudplane",
 		BodyLimit:             BodyLimit,
@@ -62,10 +69,11 @@ func New(cfg Config) *fiber.App {
 		ProxyHeader:             proxyHeader(cfg),
 		EnableIPValidation:      true,
 	})
+	app.Use(observe.Middleware(observe.Config{Log: cfg.Log, Metrics: cfg.Metrics, TrustProxies: len(cfg.TrustedProxies) > 0}))
 	app.Use(recover.New(recover.Config{
 		EnableStackTrace: true,
 		StackTraceHandler: func(c *fiber.Ctx, e any) {
-			cfg.Log.Error("panic", "path", c.Path(), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+			cfg.Log.ErrorContext(c.UserContext(), "panic", "path", c.Path(), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
 		},
 	}))
 	routes(app, cfg)
@@ -96,15 +104,3 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 }
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
-
-// health answers 200 when the database answers, 503 otherwise.
-func health(store *models.Store) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
-		defer cancel()
-		if err := store.Ping(ctx); err != nil {
-			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable"})
-		}
-		return c.JSON(fiber.Map{"status": "ok"})
-	}
-}

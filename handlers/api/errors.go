@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/observe"
 	"cloudplane/models"
 )
 
@@ -47,10 +48,10 @@ type errorDetail struct {
 func WriteError(c *fiber.Ctx, log *slog.Logger, err error) error {
 	status, e := classify(err)
 	if status == fiber.StatusInternalServerError {
-		log.Error("request failed", "request_id", RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+		log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
 	}
 	c.Status(status)
-	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: RequestID(c)}})
+	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: observe.RequestID(c)}})
 }
 
 // Status is the HTTP status of a domain error, or 0 for a code without

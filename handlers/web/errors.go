@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/observe"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -48,8 +49,8 @@ func formError(err error, form *views.Form) (int, error) {
 func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	v := classify(err)
 	if v.Status == fiber.StatusInternalServerError {
-		v.RequestID = api.RequestID(c)
-		log.Error("request failed", "request_id", v.RequestID, "method", c.Method(), "path", c.Path(), "err", err)
+		v.RequestID = observe.RequestID(c)
+		log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
 	}
 	m := views.Meta{Title: v.Title}
 	if sess, u := signedIn(c); u != nil {
