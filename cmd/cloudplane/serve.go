@@ -17,6 +17,8 @@ import (
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/handlers/web"
+	"cloudplane/logging"
+	"cloudplane/metrics"
 	"cloudplane/models"
 )
 
@@ -33,6 +35,7 @@ type serveFlags struct {
 	bootTime                          time.Duration
 
 	webhooks webhookFlags
+	observe  observeFlags
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
@@ -53,6 +56,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR blocks of reverse proxies allowed to name the client")
 	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
 	f.webhooks.register(fs)
+	f.observe.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and /debug/vars on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -61,11 +65,17 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(f.logLevel)
+	log, err := logging.New(os.Stderr, f.observe.logFormat, f.logLevel)
 	if err != nil {
 		return err
 	}
-	limits, signIn, err := buildLimits(f)
+	build := readBuild()
+	meters := f.observe.newMetrics(build)
+	rdb, err := openRedis(f.redisURL)
+	if err != nil {
+		return err
+	}
+	limits, signIn, err := buildLimits(f, rdb, meters)
 	if err != nil {
 		return err
 	}
@@ -87,7 +97,10 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
-	dispatch.Log = log
+	dispatch.Log, dispatch.Metrics = log, meters
+	if err := watchStore(meters, store); err != nil {
+		return err
+	}
 	stopWebhooks := startWebhooks(store, dispatch, f.webhooks.retention)
 	// Deferred after store.Close, so it runs first: the dispatcher and the
 	// retention job stop once the HTTP server has drained, before the
@@ -99,7 +112,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
-		TrustedProxies: proxies, ProxyHeader: f.proxyHeader})
+		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb)})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
@@ -117,7 +130,14 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		defer serveDebug(dln, sqlDB, log).Close()
 	}
-	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database))
+	stopMetrics, err := startMetrics(f.observe, meters, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer stopMetrics()
+	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database),
+		"version", build.Version, "commit", build.commit())
 	if err := announceSetup(ctx, store, log, f.baseURL, ln.Addr().String()); err != nil {
 		return err
 	}
@@ -160,15 +180,9 @@ const (
 	signInPerAddress = "20/1m"
 )
 
-func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
-	var redisClient *redis.Client
-	if f.redisURL != "" {
-		opts, err := redis.ParseURL(f.redisURL)
-		if err != nil {
-			return api.Limits{}, web.Limits{}, fmt.Errorf("--redis-url: %w", err)
-		}
-		redisClient = redis.NewClient(opts)
-	}
+// buildLimits makes the limiters, shared through redisClient when it is
+// set; each counts its refusals in m under its prefix.
+func buildLimits(f serveFlags, redisClient *redis.Client, m *metrics.Metrics) (api.Limits, web.Limits, error) {
 	build := func(flag, spec string, burst int, prefix string) (ratelimit.Limiter, error) {
 		q, enabled, err := ratelimit.ParseQuota(spec, burst)
 		if err != nil {
@@ -177,10 +191,16 @@ func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 		if !enabled {
 			return nil, nil
 		}
+		var l ratelimit.Limiter
 		if redisClient != nil {
-			return ratelimit.NewRedis(redisClient, "cloudplane:rl:"+prefix+":", q)
+			l, err = ratelimit.NewRedis(redisClient, "cloudplane:rl:"+prefix+":", q)
+		} else {
+			l, err = ratelimit.NewMemory(q)
 		}
-		return ratelimit.NewMemory(q)
+		if err != nil {
+			return nil, err
+		}
+		return ratelimit.Observed(l, m.RateLimitRejected(prefix)), nil
 	}
 	var l api.Limits
 	var w web.Limits
@@ -201,14 +221,6 @@ func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 	}
 	w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address")
 	return l, w, err
-}
-
-func newLogger(level string) (*slog.Logger, error) {
-	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv})), nil
 }
 
 // redactDSN hides a password in a database URL before it is logged.
