@@ -15,7 +15,10 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/observe"
 	"cloudplane/handlers/web"
+	"cloudplane/logging"
+	"cloudplane/metrics"
 	"cloudplane/models"
 )
 
@@ -33,6 +36,10 @@ type Config struct {
 	// ProxyHeader carries the client address set by a trusted proxy. The
 	// proxy must overwrite it, not append to it (X-Real-IP in nginx).
 	ProxyHeader string
+	// Metrics records requests and sign-in failures; nil switches them off.
+	Metrics *metrics.Metrics
+	// Dependencies are checked by /readyz besides the database.
+	Dependencies []Dependency
 
 	// RequestTimeout bounds every request, the database calls it makes
 	// included (DefaultRequestTimeout when 0).
@@ -59,6 +66,7 @@ const BodyLimit = 1 << 20
 // New builds the Fiber application with every route.
 func New(cfg Config) *fiber.App {
 	cfg = withDefaults(cfg)
+	cfg.Log = logging.Contextual(cfg.Log)
 	app := fiber.New(fiber.Config{
 		AppName:   "cloudplane",
 		BodyLimit: BodyLimit,
@@ -76,10 +84,11 @@ func New(cfg Config) *fiber.App {
 		ProxyHeader:             proxyHeader(cfg),
 		EnableIPValidation:      true,
 	})
+	app.Use(observe.Middleware(observe.Config{Log: cfg.Log, Metrics: cfg.Metrics, TrustProxies: len(cfg.TrustedProxies) > 0}))
 	app.Use(recover.New(recover.Config{
 		EnableStackTrace: true,
 		StackTraceHandler: func(c *fiber.Ctx, e any) {
-			cfg.Log.Error("panic", "path", c.Path(), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+			cfg.Log.ErrorContext(c.UserContext(), "panic", "path", c.Path(), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
 		},
 	}))
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
@@ -139,15 +148,3 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 }
 
 func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
-
-// health answers 200 when the database answers, 503 otherwise.
-func health(store *models.Store) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
-		defer cancel()
-		if err := store.Ping(ctx); err != nil {
-			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable"})
-		}
-		return c.JSON(fiber.Map{"status": "ok"})
-	}
-}

@@ -23,8 +23,9 @@ func deadline(stopping context.Context, d time.Duration) fiber.Handler {
 		err := c.Next()
 		cancel()
 		// The error page is rendered after this returns, and templ
-		// refuses to render into an ended context.
-		c.SetUserContext(context.WithoutCancel(ctx))
+		// refuses to render into an ended context. What later middleware
+		// added to the context (the request id for logs) is kept.
+		c.SetUserContext(context.WithoutCancel(c.UserContext()))
 		return err
 	}
 }

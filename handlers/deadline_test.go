@@ -22,9 +22,9 @@ type answer struct {
 	body   string
 }
 
-// do sends req to app and fails the test if no answer comes within wait:
+// doWithin sends req to app and fails the test if no answer comes within wait:
 // a request must never outlive its deadline by much.
-func do(t *testing.T, app interface {
+func doWithin(t *testing.T, app interface {
 	Test(*http.Request, ...int) (*http.Response, error)
 }, req *http.Request, wait time.Duration) answer {
 	t.Helper()
@@ -78,7 +78,7 @@ func TestDatabaseOutageIsUnavailableThenRecovers(t *testing.T) {
 	app := New(Config{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		RequestTimeout: time.Second})
 	const path = "/api/v1/filesystems"
-	if a := do(t, app, apiGet(key, path), 10*time.Second); a.status != http.StatusOK {
+	if a := doWithin(t, app, apiGet(key, path), 10*time.Second); a.status != http.StatusOK {
 		t.Fatalf("before the outage: %d %s", a.status, a.body)
 	}
 
@@ -93,19 +93,19 @@ func TestDatabaseOutageIsUnavailableThenRecovers(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				answers[i] = do(t, app, apiGet(key, path), 5*time.Second)
+				answers[i] = doWithin(t, app, apiGet(key, path), 5*time.Second)
 			}()
 		}
 		wg.Wait()
 		for _, a := range answers {
 			expectUnavailable(t, a)
 		}
-		page := do(t, app, httptest.NewRequest(http.MethodGet, "/setup/0123456789abcdef", nil), 5*time.Second)
+		page := doWithin(t, app, httptest.NewRequest(http.MethodGet, "/setup/0123456789abcdef", nil), 5*time.Second)
 		if page.status != http.StatusServiceUnavailable || page.header.Get("Retry-After") == "" ||
 			!strings.Contains(page.body, "Try again shortly") || strings.Contains(page.body, "goroutine") {
 			t.Fatalf("%s: dashboard answered %d %v %s", outage.name, page.status, page.header, page.body)
 		}
-		if h := do(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil), 5*time.Second); h.status != http.StatusServiceUnavailable {
+		if h := doWithin(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil), 5*time.Second); h.status != http.StatusServiceUnavailable {
 			t.Fatalf("%s: healthz %d", outage.name, h.status)
 		}
 	}
@@ -115,7 +115,7 @@ func TestDatabaseOutageIsUnavailableThenRecovers(t *testing.T) {
 	// allow a few deadlines for that, no restart.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		a := do(t, app, apiGet(key, path), 5*time.Second)
+		a := doWithin(t, app, apiGet(key, path), 5*time.Second)
 		if a.status == http.StatusOK {
 			break
 		}
@@ -123,7 +123,7 @@ func TestDatabaseOutageIsUnavailableThenRecovers(t *testing.T) {
 			t.Fatalf("not recovered after the database came back: %d %s", a.status, a.body)
 		}
 	}
-	if h := do(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil), 5*time.Second); h.status != http.StatusOK {
+	if h := doWithin(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil), 5*time.Second); h.status != http.StatusOK {
 		t.Fatalf("healthz after recovery: %d", h.status)
 	}
 }
@@ -149,10 +149,10 @@ func TestWriteBehindHeldLockIsUnavailable(t *testing.T) {
 		return req
 	}
 	// Well under the 10 s busy timeout the write would otherwise wait.
-	expectUnavailable(t, do(t, app, create(), 5*time.Second))
+	expectUnavailable(t, doWithin(t, app, create(), 5*time.Second))
 
 	release()
-	if a := do(t, app, create(), 5*time.Second); a.status != http.StatusOK {
+	if a := doWithin(t, app, create(), 5*time.Second); a.status != http.StatusOK {
 		t.Fatalf("after the lock is released: %d %s", a.status, a.body)
 	}
 }

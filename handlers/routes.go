@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/observe"
 	"cloudplane/handlers/web"
 )
 
@@ -12,10 +13,12 @@ import (
 func routes(app *fiber.App, cfg Config) {
 	app.Use(collapseAPISlashes)
 	app.Get("/healthz", health(cfg.Store))
+	app.Get("/livez", livez)
+	app.Get("/readyz", readyz(cfg.Store, cfg.Dependencies, cfg.Log))
 
 	a := api.New(cfg.Store)
 	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
-	v1 := app.Group("/api/v1", api.RequestIDs, guard.Authenticate)
+	v1 := app.Group("/api/v1", guard.Authenticate)
 
 	v1.Get("/regions", a.Regions)
 	v1.Get("/audit-events", a.AuditEvents)
@@ -59,12 +62,12 @@ func routes(app *fiber.App, cfg Config) {
 
 	// Anything else under /api answers the JSON envelope, never HTML. (Not
 	// app.Use("/api"): a prefix match would swallow /api-keys.)
-	app.All("/api/*", api.RequestIDs, api.NoRoute)
+	app.All("/api/*", api.NoRoute)
 
 	// The dashboard. Every page and asset gets the security headers; every
 	// page knows who is signed in (404s too); every state-changing request
 	// needs the CSRF token.
-	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn})
+	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn, Metrics: cfg.Metrics})
 	app.Use(web.SecurityHeaders)
 	app.Get("/static/*", web.Static)
 	app.Use(misdirectedAPIClient(cfg.Log))
@@ -140,4 +143,7 @@ func routes(app *fiber.App, cfg Config) {
 	app.Post("/webhook-deliveries/redeliver-failed", web.RequireUser, w.RedeliverFailedWebhooks)
 	app.Get("/webhook-deliveries/:id", web.RequireUser, w.Delivery)
 	app.Post("/webhook-deliveries/:id/redeliver", web.RequireUser, w.RedeliverWebhook)
+
+	// Last: whatever gets here matched no route.
+	app.Use(observe.Unmatched)
 }

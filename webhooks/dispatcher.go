@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cloudplane/metrics"
 	"cloudplane/models"
 )
 
@@ -43,6 +44,7 @@ type Config struct {
 	ShutdownGrace time.Duration   // how long in-flight attempts may finish on stop
 	Version       string          // in the User-Agent
 	Log           *slog.Logger
+	Metrics       *metrics.Metrics // counts attempts by outcome; nil: off
 	// Jitter spreads a retry delay; nil means ±20% at random.
 	Jitter func(time.Duration) time.Duration
 	// Recorded, when set, is called after each attempt has been stored.
@@ -224,22 +226,36 @@ func (d *Dispatcher) deliver(ctx context.Context, job models.DeliveryJob) {
 		return
 	}
 	d.logAttempt(job, attempt, dec)
+	d.cfg.Metrics.WebhookDelivery(outcome(attempt, dec))
 	if d.cfg.Recorded != nil {
 		d.cfg.Recorded(job, attempt, dec)
 	}
 }
 
 func (d *Dispatcher) logAttempt(job models.DeliveryJob, a models.WebhookAttempt, dec models.DeliveryDecision) {
-	switch {
-	case a.Succeeded:
+	switch outcome(a, dec) {
+	case metrics.DeliverySucceeded:
 		d.cfg.Log.Debug("webhook delivered", "delivery", job.DeliveryID, "event", job.EventID, "status", a.StatusCode)
-	case dec.DisableEndpoint != "":
+	case metrics.DeliveryDisabled:
 		d.cfg.Log.Warn("webhook endpoint disabled", "endpoint", job.EndpointID, "reason", dec.DisableEndpoint)
-	case dec.RetryAt == nil:
+	case metrics.DeliveryFailed:
 		d.cfg.Log.Warn("webhook delivery failed for good", "delivery", job.DeliveryID, "error", a.Error)
 	default:
 		d.cfg.Log.Info("webhook attempt failed", "delivery", job.DeliveryID, "error", a.Error, "retry_at", dec.RetryAt)
 	}
+}
+
+// outcome names what an attempt led to, for the log and the metrics.
+func outcome(a models.WebhookAttempt, dec models.DeliveryDecision) metrics.Outcome {
+	switch {
+	case a.Succeeded:
+		return metrics.DeliverySucceeded
+	case dec.DisableEndpoint != "":
+		return metrics.DeliveryDisabled
+	case dec.RetryAt == nil:
+		return metrics.DeliveryFailed
+	}
+	return metrics.DeliveryRetried
 }
 
 // drain waits for attempts in flight, up to ShutdownGrace, then cancels

@@ -27,13 +27,22 @@ func serveDebug(ln net.Listener, db *sql.DB, log *slog.Logger) *http.Server {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := serveAside(ln, "/debug/", mux, log)
+	log.Info("pprof listening", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return srv
+}
+
+// serveAside serves h under path on ln, a listener apart from the API's,
+// until the returned server is closed.
+func serveAside(ln net.Listener, path string, h http.Handler, log *slog.Logger) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle(path, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-			log.Error("debug listener stopped", "err", err)
+			log.Error("listener stopped", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
-	log.Info("pprof listening", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
 	return srv
 }
 

@@ -31,6 +31,7 @@ commands:
   accounts update  change an account's status, billing address or quotas
   tickets set-status  move a ticket to another status, as support staff would
   webhooks set     point an owner's webhook at a URL; prints the token as the last line
+  version          print the version, commit and Go version (also --version)
 
 Run 'cloudplane <command> -h' for a command's flags.
 `
@@ -51,6 +52,7 @@ var commands = map[string]command{
 
 	"tickets set-status": ticketsSetStatus,
 	"webhooks set":       webhooksSet,
+	"version":            versionCommand,
 }
 
 func main() {
@@ -76,6 +78,9 @@ func describe(err error) string {
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return versionCommand(ctx, args[1:], stdout)
+	}
 	if len(args) == 0 || len(args[0]) > 0 && args[0][0] == '-' {
 		return serve(ctx, args, stdout)
 	}

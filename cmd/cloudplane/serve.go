@@ -17,6 +17,8 @@ import (
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/handlers/web"
+	"cloudplane/logging"
+	"cloudplane/metrics"
 	"cloudplane/models"
 	"cloudplane/webhooks"
 )
@@ -33,6 +35,7 @@ type serveFlags struct {
 	webhooks webhookFlags
 	backups  backupFlags
 	limits   limitFlags
+	observe  observeFlags
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
@@ -55,6 +58,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	f.webhooks.register(fs)
 	f.backups.register(fs)
 	f.limits.register(fs)
+	f.observe.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and /debug/vars on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,11 +78,17 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	dispatch.ShutdownGrace = min(webhooks.DefaultShutdownGrace, f.limits.drainPeriod())
-	log, err := newLogger(f.logLevel)
+	log, err := logging.New(os.Stderr, f.observe.logFormat, f.logLevel)
 	if err != nil {
 		return err
 	}
-	limits, signIn, err := buildLimits(f)
+	build := readBuild()
+	meters := f.observe.newMetrics(build)
+	rdb, err := openRedis(f.redisURL)
+	if err != nil {
+		return err
+	}
+	limits, signIn, err := buildLimits(f, rdb, meters)
 	if err != nil {
 		return err
 	}
@@ -99,7 +109,11 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.Capacity = capacity
 	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
 	store := models.NewStore(db, models.WithConfig(cfg))
-	dispatch.Log = log
+	dispatch.Log, dispatch.Metrics = log, meters
+	if err := watchStore(meters, store); err != nil {
+		_ = store.Close()
+		return err
+	}
 	stopWebhooks := startWebhooks(store, dispatch, f.webhooks.retention)
 	stopBackups := f.backups.start(db, log, time.Now)
 	stopBackground := func() { stopBackups(); stopWebhooks() }
@@ -120,7 +134,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
-		TrustedProxies: proxies, ProxyHeader: f.proxyHeader,
+		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
 		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx,
 		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout, MaxConnsPerIP: f.limits.maxConnsPerIP})
 	ln, err := listen(f.addr, maxConns, log)
@@ -140,8 +154,14 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		defer serveDebug(dln, sqlDB, log).Close()
 	}
+	stopMetrics, err := startMetrics(f.observe, meters, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer stopMetrics()
 	log.Info("cloudplane listening", "addr", "http://"+ln.Addr().String(), "database", redactDSN(f.database),
-		"max_connections", maxConns)
+		"max_connections", maxConns, "version", build.Version, "commit", build.commit())
 	if err := announceSetup(ctx, store, log, f.baseURL, ln.Addr().String()); err != nil {
 		return err
 	}
@@ -182,15 +202,9 @@ const (
 	signInPerAddress = "20/1m"
 )
 
-func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
-	var redisClient *redis.Client
-	if f.redisURL != "" {
-		opts, err := redis.ParseURL(f.redisURL)
-		if err != nil {
-			return api.Limits{}, web.Limits{}, fmt.Errorf("--redis-url: %w", err)
-		}
-		redisClient = redis.NewClient(opts)
-	}
+// buildLimits makes the limiters, shared through redisClient when it is
+// set; each counts its refusals in m under its prefix.
+func buildLimits(f serveFlags, redisClient *redis.Client, m *metrics.Metrics) (api.Limits, web.Limits, error) {
 	build := func(flag, spec string, burst int, prefix string) (ratelimit.Limiter, error) {
 		q, enabled, err := ratelimit.ParseQuota(spec, burst)
 		if err != nil {
@@ -199,10 +213,16 @@ func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 		if !enabled {
 			return nil, nil
 		}
+		var l ratelimit.Limiter
 		if redisClient != nil {
-			return ratelimit.NewRedis(redisClient, "cloudplane:rl:"+prefix+":", q)
+			l, err = ratelimit.NewRedis(redisClient, "cloudplane:rl:"+prefix+":", q)
+		} else {
+			l, err = ratelimit.NewMemory(q)
 		}
-		return ratelimit.NewMemory(q)
+		if err != nil {
+			return nil, err
+		}
+		return ratelimit.Observed(l, m.RateLimitRejected(prefix)), nil
 	}
 	var l api.Limits
 	var w web.Limits
@@ -223,14 +243,6 @@ func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 	}
 	w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address")
 	return l, w, err
-}
-
-func newLogger(level string) (*slog.Logger, error) {
-	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv})), nil
 }
 
 // redactDSN hides a password in a database URL before it is logged.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -12,20 +11,6 @@ import (
 	"cloudplane/models"
 	"cloudplane/webhooks"
 )
-
-// version names this build in the webhooks' User-Agent; release builds
-// set it with -ldflags "-X main.version=v1.2.3".
-var version = ""
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
-}
 
 type webhookFlags struct {
 	allowPrivate bool
@@ -60,7 +45,7 @@ func (w *webhookFlags) config() (webhooks.Config, error) {
 		return webhooks.Config{}, fmt.Errorf("--webhook-workers must be positive")
 	}
 	return webhooks.Config{Schedule: schedule, Timeout: w.timeout, AllowPrivate: w.allowPrivate,
-		Workers: w.workers, Version: buildVersion()}, nil
+		Workers: w.workers, Version: readBuild().Version}, nil
 }
 
 func parseSchedule(s string) ([]time.Duration, error) {

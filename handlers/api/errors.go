@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/observe"
 	"cloudplane/models"
 )
 
@@ -51,7 +52,7 @@ func WriteError(c *fiber.Ctx, log *slog.Logger, err error) error {
 		c.Set(fiber.HeaderRetryAfter, RetryAfterUnavailable)
 	}
 	c.Status(status)
-	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: RequestID(c)}})
+	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: observe.RequestID(c)}})
 }
 
 // Status is the HTTP status of a domain error, or 0 for a code without
@@ -74,9 +75,9 @@ const RetryAfterUnavailable = "5"
 func LogFailure(c *fiber.Ctx, log *slog.Logger, status int, err error) {
 	switch {
 	case status == fiber.StatusInternalServerError:
-		log.Error("request failed", "request_id", RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+		log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
 	case status == fiber.StatusServiceUnavailable && !models.ClientGone(err):
-		log.Warn("database unavailable", "request_id", RequestID(c), "method", c.Method(), "path", c.Path(), "err", err)
+		log.WarnContext(c.UserContext(), "database unavailable", "method", c.Method(), "path", c.Path(), "err", err)
 	}
 }
 

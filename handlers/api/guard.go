@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/observe"
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
 )
@@ -60,6 +61,7 @@ func (g *Guard) Authenticate(c *fiber.Ctx) error {
 		return err
 	}
 	c.Locals(actorLocal, actor)
+	observe.SetAccount(c, actor.AccountID)
 	if limited := g.limit(c, g.limits.General, actor.AccountID); limited != nil {
 		return limited
 	}
@@ -84,7 +86,7 @@ func (g *Guard) limit(c *fiber.Ctx, l ratelimit.Limiter, key string) error {
 	}
 	res, err := l.Allow(c.UserContext(), key)
 	if err != nil {
-		g.log.Warn("rate limiter unavailable; request let through", "err", err)
+		g.log.WarnContext(c.UserContext(), "rate limiter unavailable; request let through", "err", err)
 		return nil
 	}
 	ratelimit.Headers(res, c.Set)

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/observe"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -50,7 +51,7 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	api.LogFailure(c, log, v.Status, err)
 	switch v.Status {
 	case fiber.StatusInternalServerError:
-		v.RequestID = api.RequestID(c)
+		v.RequestID = observe.RequestID(c)
 	case fiber.StatusServiceUnavailable:
 		c.Set(fiber.HeaderRetryAfter, api.RetryAfterUnavailable)
 	}

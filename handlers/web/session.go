@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/observe"
 	"cloudplane/models"
 )
 
@@ -45,6 +46,7 @@ func (h *Handlers) LoadSession(c *fiber.Ctx) error {
 	default:
 		c.Locals(sessionLocal, sess)
 		c.Locals(userLocal, u)
+		observe.SetAccount(c, u.Actor().AccountID)
 	}
 	return c.Next()
 }

@@ -50,6 +50,7 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 		ReplacesToken: c.Cookies(sessionCookie), SourceIP: c.IP(),
 	})
 	if models.IsBadCredentials(err) {
+		h.metrics.SignInFailed()
 		v.Form.Message = "The email or password is incorrect."
 		return h.page(c, fiber.StatusUnprocessableEntity, "Sign in", "", views.SignInPage(v))
 	} else if err != nil {
@@ -91,7 +92,7 @@ func (h *Handlers) throttle(c *fiber.Ctx, byAddress, byAccount string) string {
 		}
 		res, err := lk.l.Allow(c.UserContext(), lk.key)
 		if err != nil {
-			h.log.Warn("sign-in limiter unavailable; attempt let through", "err", err)
+			h.log.WarnContext(c.UserContext(), "sign-in limiter unavailable; attempt let through", "err", err)
 			continue
 		}
 		if !res.Allowed {

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/metrics"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -32,13 +33,16 @@ type Config struct {
 	Store  *models.Store
 	Log    *slog.Logger
 	Limits Limits
+	// Metrics counts sign-in failures; nil switches it off.
+	Metrics *metrics.Metrics
 }
 
 // Handlers serves the dashboard's pages.
 type Handlers struct {
-	store  *models.Store
-	log    *slog.Logger
-	limits Limits
+	store   *models.Store
+	log     *slog.Logger
+	limits  Limits
+	metrics *metrics.Metrics
 }
 
 // New returns the dashboard's handlers.
@@ -46,7 +50,7 @@ func New(cfg Config) *Handlers {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits}
+	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits, metrics: cfg.Metrics}
 }
 
 // isFragment reports whether the request wants the content alone: htmx

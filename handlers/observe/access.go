@@ -1,0 +1,119 @@
+// Package observe gives every request an id and, once it is answered,
+// writes its access-log line and records it in the request metrics.
+package observe
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/logging"
+	"cloudplane/metrics"
+	"cloudplane/models"
+)
+
+// Config is what the middleware needs.
+type Config struct {
+	Log     *slog.Logger
+	Metrics *metrics.Metrics // nil: no request metrics
+	// TrustProxies keeps the X-Request-Id of requests from the app's
+	// trusted proxies; false when none are configured.
+	TrustProxies bool
+}
+
+const accountLocal = "observe.account_id"
+
+// SetAccount names the account a request acts for, for its access-log
+// line; authentication calls it once it knows.
+func SetAccount(c *fiber.Ctx, accountID string) {
+	if accountID != "" {
+		c.Locals(accountLocal, accountID)
+	}
+}
+
+// unmatched labels requests that reached no route of their own, so a
+// scan of random paths cannot grow the metrics.
+const (
+	unmatched      = "unmatched"
+	unmatchedLocal = "observe.unmatched"
+)
+
+// Unmatched must be registered after every route: a request that gets
+// there matched none, and is labelled so (fiber's Route would name the
+// last middleware it passed).
+func Unmatched(c *fiber.Ctx) error {
+	c.Locals(unmatchedLocal, true)
+	return c.Next()
+}
+
+// Middleware must be the app's first: it assigns the request id before
+// anything can log, and runs the error handler itself, as fiber's logger
+// does, so the line and the metrics see the status actually answered.
+func Middleware(cfg Config) fiber.Handler {
+	log := logging.Contextual(cfg.Log)
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		id := incomingID(c, cfg.TrustProxies)
+		if id == "" {
+			id = models.NewID()
+		}
+		assignRequestID(c, id)
+		if err := c.Next(); err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+		}
+		took := time.Since(start)
+		status, route, method := c.Response().StatusCode(), routeOf(c), methodOf(c)
+		cfg.Metrics.ObserveRequest(method, route, status, took)
+		attrs := []slog.Attr{
+			slog.String("method", method),
+			slog.String("path", c.Path()),
+			slog.String("route", route),
+			slog.Int("status", status),
+			slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+			slog.Int("bytes", bodySize(c)),
+			slog.String("client", c.IP()),
+		}
+		if account, ok := c.Locals(accountLocal).(string); ok {
+			attrs = append(attrs, slog.String("account_id", account))
+		}
+		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
+		return nil
+	}
+}
+
+// routeOf is the pattern of the route that answered. A request stopped by
+// middleware before its route (a refused API key) carries the prefix that
+// middleware was mounted on (/api/v1, or / for the dashboard's); one that
+// fell through every route, unmatched.
+func routeOf(c *fiber.Ctx) string {
+	r := c.Route()
+	if through, _ := c.Locals(unmatchedLocal).(bool); through || len(r.Handlers) == 0 {
+		return unmatched
+	}
+	return r.Path
+}
+
+// methodOf returns the method as one of fiber's constants: fiber's string
+// is reused after the request, and a metric label outlives it.
+func methodOf(c *fiber.Ctx) string {
+	m := c.Method()
+	for _, known := range fiber.DefaultMethods {
+		if m == known {
+			return known
+		}
+	}
+	return "OTHER"
+}
+
+// bodySize is the size of the answer's body without reading a streamed
+// one (static files) into memory.
+func bodySize(c *fiber.Ctx) int {
+	res := c.Response()
+	if res.IsBodyStream() {
+		return max(res.Header.ContentLength(), 0)
+	}
+	return len(res.Body())
+}

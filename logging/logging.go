@@ -1,0 +1,75 @@
+// Package logging builds the server's slog logger and ties log lines to
+// the request being served: a line logged with a request's context carries
+// that request's id, whoever logs it.
+package logging
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+)
+
+// New returns a logger writing to w in format ("text" or "json") at level
+// ("debug", "info", "warn" or "error"), with request ids from the context.
+func New(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return Contextual(slog.New(slog.NewTextHandler(w, opts))), nil
+	case "json":
+		return Contextual(slog.New(slog.NewJSONHandler(w, opts))), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is neither text nor json", format)
+}
+
+// Contextual returns l with request ids read from the context of each
+// line (InfoContext and the like). Loggers it already wraps come back as
+// they are, so every layer may call it.
+func Contextual(l *slog.Logger) *slog.Logger {
+	if _, ok := l.Handler().(contextHandler); ok {
+		return l
+	}
+	return slog.New(contextHandler{l.Handler()})
+}
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying the id of the request it serves.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID is the id WithRequestID put in ctx, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// contextHandler adds request_id to records logged with a request's
+// context. Its Handle runs before the inner handler writes anything, so
+// it cannot be forgotten by a caller the way an attribute can.
+type contextHandler struct{ inner slog.Handler }
+
+func (h contextHandler) Enabled(ctx context.Context, lv slog.Level) bool {
+	return h.inner.Enabled(ctx, lv)
+}
+
+func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.inner.Handle(ctx, r)
+}
+
+func (h contextHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return contextHandler{h.inner.WithAttrs(as)}
+}
+
+func (h contextHandler) WithGroup(name string) slog.Handler {
+	return contextHandler{h.inner.WithGroup(name)}
+}
