@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -112,11 +113,32 @@ func waitText(seconds int) string {
 	return fmt.Sprintf("%d minutes", (seconds+59)/60)
 }
 
-// localPath returns p when it is a path on this site, else "": the
-// sign-in page must not become an open redirect.
+// localPath returns p when it is a clean path on this site, else "": the
+// sign-in page must not become an open redirect, nor a way to write into
+// the Location or HX-Redirect header. Browsers drop tabs and newlines
+// from a URL and read a backslash as a slash, so "/<tab>/evil" and
+// "/\\evil" both mean "//evil": p, and its path once decoded, must be
+// printable ASCII without a backslash, start with one slash only, and
+// parse with no scheme, host or user.
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return ""
 	}
+	for _, s := range []string{p, u.Path} {
+		if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || !plainASCII(s) {
+			return ""
+		}
+	}
 	return strings.Clone(p)
+}
+
+// plainASCII reports whether s is printable ASCII without space or backslash.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
