@@ -56,8 +56,11 @@ func New(cfg Config) *fiber.App {
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(cfg.Log),
 		// Per-address limits (failed API keys, sign-ins) must see the real
-		// client behind a proxy, and only a trusted proxy may name it.
-		EnableTrustedProxyCheck: len(cfg.TrustedProxies) > 0,
+		// client behind a proxy, and only a trusted proxy may name it. The
+		// check is always on: with it off, Fiber trusts every peer's
+		// X-Forwarded-Proto and X-Forwarded-Host (c.Protocol, c.Hostname),
+		// so any client could mark its cookies Secure or pick the host.
+		EnableTrustedProxyCheck: true,
 		TrustedProxies:          cfg.TrustedProxies,
 		ProxyHeader:             proxyHeader(cfg),
 		EnableIPValidation:      true,

@@ -51,18 +51,36 @@ func TestSignIn(t *testing.T) {
 	}
 }
 
-// Over TLS, directly or behind a proxy that says so, cookies are Secure.
-func TestCookiesAreSecureOverTLS(t *testing.T) {
-	e := newEnv(t)
-	e.owner("ada@example.com")
-	b := e.browser()
-	b.header.Set("X-Forwarded-Proto", "https")
-	if c := b.get("/sign-in").cookie("cloudplane_csrf"); c == nil || !c.Secure {
-		t.Fatalf("CSRF cookie %+v", c)
-	}
-	res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}})
-	if c := res.cookie("cloudplane_session"); c == nil || !c.Secure {
-		t.Fatalf("session cookie %+v", c)
+// Behind a trusted proxy that says the browser used TLS, cookies are
+// Secure; the same header from any other peer changes nothing.
+func TestCookiesAreSecureOnlyViaATrustedProxy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		proxies []string
+		secure  bool
+	}{
+		{"no proxies configured", nil, false},
+		{"peer is not the trusted proxy", []string{"192.0.2.1"}, false},
+		{"peer is the trusted proxy", []string{"0.0.0.0"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, withTrustedProxies(tc.proxies...))
+			e.owner("ada@example.com")
+			b := e.browser()
+			b.header.Set("X-Forwarded-Proto", "https")
+			if c := b.get("/sign-in").cookie("cloudplane_csrf"); c == nil || c.Secure != tc.secure {
+				t.Fatalf("CSRF cookie %+v, want Secure %v", c, tc.secure)
+			}
+			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}})
+			if c := res.cookie("cloudplane_session"); c == nil || c.Secure != tc.secure {
+				t.Fatalf("session cookie %+v, want Secure %v", c, tc.secure)
+			}
+			// The signed-out cookie is cleared with the same flag.
+			b.get("/").expect(http.StatusOK)
+			if c := b.post("/sign-out", nil).cookie("cloudplane_session"); c == nil || c.Secure != tc.secure {
+				t.Fatalf("cleared session cookie %+v, want Secure %v", c, tc.secure)
+			}
+		})
 	}
 }
 
@@ -211,7 +229,7 @@ func signInLimits(perAccount, perAddress int) func(*modelstest.Clock) web.Limits
 // is refused before the password is checked, even a right one.
 func TestSignInThrottle(t *testing.T) {
 	t.Run("per account", func(t *testing.T) {
-		e := newEnv(t, signInLimits(3, 100))
+		e := newEnv(t, withLimits(signInLimits(3, 100)))
 		e.owner("ada@example.com")
 		for i := 0; i < 3; i++ {
 			b := e.browser()
@@ -229,7 +247,7 @@ func TestSignInThrottle(t *testing.T) {
 		b.signIn("ada@example.com", password).redirectsTo("/")
 	})
 	t.Run("per address", func(t *testing.T) {
-		e := newEnv(t, signInLimits(100, 2))
+		e := newEnv(t, withLimits(signInLimits(100, 2)))
 		e.owner("ada@example.com")
 		b := e.browser()
 		b.signIn("x@example.com", password).expect(http.StatusUnprocessableEntity)
