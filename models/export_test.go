@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"time"
 
 	"gorm.io/gorm"
@@ -18,4 +19,10 @@ func AuditPageStatement(db *gorm.DB, accountID string, in AuditEventsInput, at t
 	}
 	stmt := auditPageQuery(db.Session(&gorm.Session{DryRun: true}), accountID, &in, after).Find(&[]AuditEvent{}).Statement
 	return stmt.SQL.String(), stmt.Vars, nil
+}
+
+// RunInPasswordSlot runs fn in one of the store's password slots, as
+// every bcrypt hash and comparison does.
+func (s *Store) RunInPasswordSlot(ctx context.Context, fn func()) error {
+	return s.passwords.run(ctx, fn)
 }
