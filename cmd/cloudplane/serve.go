@@ -152,12 +152,16 @@ func announceSetup(ctx context.Context, store *models.Store, log *slog.Logger, b
 	return nil
 }
 
-// Dashboard sign-in attempts: an account may be tried 5 times at once,
-// then once per 12 s; one address 20 times, then once per 3 s (offices
-// share addresses).
+// Dashboard password attempts (sign-in, setup, change of password): one
+// address may try an account 5 times at once, then once per 12 s; an
+// account may be tried 20 times at once, then once per 3 s, from all
+// addresses together, so a guesser must spread over 4 or more addresses
+// to lock the owner out; one address may make 20 attempts at once, then
+// one per 3 s (offices share addresses).
 const (
-	signInPerAccount = "5/1m"
-	signInPerAddress = "20/1m"
+	signInPerAccountAddress = "5/1m"
+	signInPerAccount        = "20/1m"
+	signInPerAddress        = "20/1m"
 )
 
 func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
@@ -196,7 +200,10 @@ func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 	if l.Unauthenticated, err = build("rate-limit", "5/s", 10, "auth"); err != nil {
 		return l, w, err
 	}
-	if w.SignInPerAccount, err = build("sign-in", signInPerAccount, 5, "signin-account"); err != nil {
+	if w.SignInPerAccountAddress, err = build("sign-in", signInPerAccountAddress, 5, "signin-pair"); err != nil {
+		return l, w, err
+	}
+	if w.SignInPerAccount, err = build("sign-in", signInPerAccount, 20, "signin-account"); err != nil {
 		return l, w, err
 	}
 	w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address")

@@ -1,14 +1,11 @@
 package web
 
 import (
-	"fmt"
-	"math"
 	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -36,25 +33,29 @@ func (h *Handlers) SignInForm(c *fiber.Ctx) error {
 	return h.page(c, fiber.StatusOK, "Sign in", "", views.SignInPage(v))
 }
 
-// SignIn checks the email and password, throttled per address and per
-// account, and starts a new session in place of any the browser had.
+// SignIn checks the email and password, throttled per account and
+// address, per address and per account, and starts a new session in
+// place of any the browser had.
 func (h *Handlers) SignIn(c *fiber.Ctx) error {
 	form := views.Form{Values: formValues(c, "email", "next")}
 	v := views.SignIn{Form: form, Next: localPath(form.Value("next")), CSRF: csrfToken(c)}
-	email := strings.ToLower(strings.TrimSpace(form.Value("email")))
-	if wait := h.throttle(c, "ip:"+c.IP(), "email:"+email); wait != "" {
+	if wait := h.throttlePassword(c, form.Value("email")); wait != "" {
 		v.Form.Message = "Too many sign-in attempts. Wait " + wait + ", then try again."
 		return h.page(c, fiber.StatusTooManyRequests, "Sign in", "", views.SignInPage(v))
 	}
 	_, token, err := h.store.SignIn(c.UserContext(), models.SignInInput{
-		Email: email, Password: c.FormValue("password"),
+		Email: form.Value("email"), Password: c.FormValue("password"),
 		ReplacesToken: c.Cookies(sessionCookie), SourceIP: c.IP(),
 	})
 	if models.IsBadCredentials(err) {
 		v.Form.Message = "The email or password is incorrect."
 		return h.page(c, fiber.StatusUnprocessableEntity, "Sign in", "", views.SignInPage(v))
 	} else if err != nil {
-		return err
+		status, err := formError(err, &v.Form)
+		if err != nil {
+			return err
+		}
+		return h.page(c, status, "Sign in", "", views.SignInPage(v))
 	}
 	startSession(c, token)
 	if v.Next == "" {
@@ -77,40 +78,6 @@ func (h *Handlers) SignOut(c *fiber.Ctx) error {
 	}
 	clearCookie(c, sessionCookie)
 	return redirect(c, "/sign-in?notice="+noticeSignedOut)
-}
-
-// throttle counts one sign-in attempt against each key and returns how
-// long to wait ("" when allowed). A limiter that fails lets the attempt
-// through: bcrypt still makes guessing slow.
-func (h *Handlers) throttle(c *fiber.Ctx, byAddress, byAccount string) string {
-	for _, lk := range []struct {
-		l   ratelimit.Limiter
-		key string
-	}{{h.limits.SignInPerAddress, byAddress}, {h.limits.SignInPerAccount, byAccount}} {
-		if lk.l == nil {
-			continue
-		}
-		res, err := lk.l.Allow(c.UserContext(), lk.key)
-		if err != nil {
-			h.log.Warn("sign-in limiter unavailable; attempt let through", "err", err)
-			continue
-		}
-		if !res.Allowed {
-			ratelimit.Headers(res, c.Set)
-			return waitText(int(math.Ceil(res.RetryAfter.Seconds())))
-		}
-	}
-	return ""
-}
-
-func waitText(seconds int) string {
-	if seconds <= 1 {
-		return "a second"
-	}
-	if seconds < 90 {
-		return fmt.Sprintf("%d seconds", seconds)
-	}
-	return fmt.Sprintf("%d minutes", (seconds+59)/60)
 }
 
 // localPath returns p when it is a clean path on this site, else "": the

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -211,7 +212,9 @@ func TestSessionTimeouts(t *testing.T) {
 	busy.get("/").redirectsTo("/sign-in?next=%2F&notice=expired")
 }
 
-func signInLimits(perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
+// signInLimits builds the password limiters on the test clock, each
+// allowing burst attempts then one a minute.
+func signInLimits(perPair, perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
 	return func(c *modelstest.Clock) web.Limits {
 		mem := func(burst int) ratelimit.Limiter {
 			l, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Minute, Burst: burst}, ratelimit.WithClock(c.Now))
@@ -220,8 +223,15 @@ func signInLimits(perAccount, perAddress int) func(*modelstest.Clock) web.Limits
 			}
 			return l
 		}
-		return web.Limits{SignInPerAccount: mem(perAccount), SignInPerAddress: mem(perAddress)}
+		return web.Limits{SignInPerAccountAddress: mem(perPair), SignInPerAccount: mem(perAccount), SignInPerAddress: mem(perAddress)}
 	}
+}
+
+// from makes the browser's requests come from client, as named by the
+// trusted proxy (the env must trust 0.0.0.0).
+func (b *browser) from(client string) *browser {
+	b.header.Set("X-Real-IP", client)
+	return b
 }
 
 // Attempts on one account are throttled whatever their address; attempts
@@ -229,14 +239,13 @@ func signInLimits(perAccount, perAddress int) func(*modelstest.Clock) web.Limits
 // is refused before the password is checked, even a right one.
 func TestSignInThrottle(t *testing.T) {
 	t.Run("per account", func(t *testing.T) {
-		e := newEnv(t, withLimits(signInLimits(3, 100)))
+		e := newEnv(t, withLimits(signInLimits(100, 3, 100)), withTrustedProxies("0.0.0.0"))
 		e.owner("ada@example.com")
 		for i := 0; i < 3; i++ {
-			b := e.browser()
-			b.header.Set("X-Forwarded-For", "192.0.2.1") // ignored: c.IP() is the peer
+			b := e.browser().from(fmt.Sprintf("198.51.100.%d", i+1))
 			b.signIn("ada@example.com", "wrong password").expect(http.StatusUnprocessableEntity)
 		}
-		b := e.browser()
+		b := e.browser().from("198.51.100.9")
 		res := b.signIn("ADA@example.com", password).expect(http.StatusTooManyRequests).
 			contains("Too many sign-in attempts. Wait 60 seconds, then try again.")
 		if res.Header.Get("Retry-After") == "" || res.cookie("cloudplane_session") != nil {
@@ -247,11 +256,30 @@ func TestSignInThrottle(t *testing.T) {
 		b.signIn("ada@example.com", password).redirectsTo("/")
 	})
 	t.Run("per address", func(t *testing.T) {
-		e := newEnv(t, withLimits(signInLimits(100, 2)))
+		e := newEnv(t, withLimits(signInLimits(100, 100, 2)))
 		e.owner("ada@example.com")
 		b := e.browser()
 		b.signIn("x@example.com", password).expect(http.StatusUnprocessableEntity)
 		b.signIn("y@example.com", password).expect(http.StatusUnprocessableEntity)
 		b.signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
 	})
+}
+
+// A guesser who exhausts their attempts on the owner's account slows only
+// themselves: the owner, from another address, signs in at once, with the
+// production ratio of a tight pair limit under a loose account limit.
+func TestSignInGuesserDoesNotLockOutTheOwner(t *testing.T) {
+	e := newEnv(t, withLimits(signInLimits(5, 20, 20)), withTrustedProxies("0.0.0.0"))
+	e.owner("ada@example.com")
+	attacker := e.browser().from("203.0.113.66")
+	for i := 0; i < 5; i++ {
+		attacker.signIn("ada@example.com", fmt.Sprintf("guess number %d", i)).expect(http.StatusUnprocessableEntity)
+	}
+	for i := 0; i < 10; i++ {
+		attacker.signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+	}
+	e.browser().from("198.51.100.7").signIn("ada@example.com", password).redirectsTo("/")
+	// The attacker's own address may still sign in to another account.
+	e.owner("bob@example.com")
+	attacker.signIn("bob@example.com", password).redirectsTo("/")
 }

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/handlers/ratelimit"
+	"cloudplane/models"
+)
+
+// Limits throttle what the dashboard lets one person do; a nil limiter
+// is switched off. The password limiters count every form that checks or
+// hashes a password (sign-in, setup, change of password) before bcrypt
+// runs; models bounds how many hashes run at once on top.
+type Limits struct {
+	// SignInPerAccountAddress counts attempts on one account from one
+	// address, tightly: a guesser slows themselves, not the owner
+	// signing in from elsewhere.
+	SignInPerAccountAddress ratelimit.Limiter
+	// SignInPerAccount counts attempts per email address, loosely, so one
+	// account cannot be guessed at speed from many addresses.
+	SignInPerAccount ratelimit.Limiter
+	// SignInPerAddress counts attempts per client address, so one client
+	// cannot try many accounts.
+	SignInPerAddress ratelimit.Limiter
+}
+
+// throttlePassword counts one password attempt on the account named by
+// email, from the request's address, and returns how long to wait (""
+// when allowed). The pair is asked first and the account last, so an
+// address already refused for this account spends nobody else's budget.
+// A limiter that fails lets the attempt through: bcrypt still makes
+// guessing slow.
+func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
+	email = strings.ToLower(strings.TrimSpace(email))
+	ip := c.IP()
+	for _, lk := range []struct {
+		l   ratelimit.Limiter
+		key string
+	}{
+		{h.limits.SignInPerAccountAddress, email + " " + ip},
+		{h.limits.SignInPerAddress, "ip:" + ip},
+		{h.limits.SignInPerAccount, "email:" + email},
+	} {
+		if wait := h.allow(c, lk.l, lk.key); wait != "" {
+			return wait
+		}
+	}
+	return ""
+}
+
+// allow counts one request against key on l and returns how long to wait
+// ("" when allowed, when l is off, or when it cannot be asked). A refusal
+// sets the RateLimit and Retry-After headers.
+func (h *Handlers) allow(c *fiber.Ctx, l ratelimit.Limiter, key string) string {
+	if l == nil {
+		return ""
+	}
+	res, err := l.Allow(c.UserContext(), key)
+	if err != nil {
+		h.log.Warn("dashboard limiter unavailable; request let through", "err", err)
+		return ""
+	}
+	if res.Allowed {
+		return ""
+	}
+	ratelimit.Headers(res, c.Set)
+	return waitText(int(math.Ceil(res.RetryAfter.Seconds())))
+}
+
+func waitText(seconds int) string {
+	if seconds <= 1 {
+		return "a second"
+	}
+	if seconds < 90 {
+		return fmt.Sprintf("%d seconds", seconds)
+	}
+	return fmt.Sprintf("%d minutes", (seconds+59)/60)
+}
+
+// errPasswordThrottled is nil when wait is "" (throttlePassword let the
+// attempt through), else the refusal of a password form other than
+// sign-in's; formError puts it above the form, as typed, with status 429.
+func errPasswordThrottled(wait string) error {
+	if wait == "" {
+		return nil
+	}
+	return &models.Error{Code: models.CodeRateLimited,
+		Message: "Too many password attempts. Wait " + wait + ", then try again."}
+}
