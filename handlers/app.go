@@ -24,7 +24,8 @@ type Config struct {
 	Store  *models.Store
 	Log    *slog.Logger
 	Limits api.Limits
-	// SignIn throttles dashboard sign-in attempts.
+	// SignIn throttles the dashboard: password attempts and signed-in
+	// users' writes.
 	SignIn web.Limits
 	// TrustedProxies are the addresses (or CIDR blocks) of reverse proxies
 	// whose ProxyHeader names the client. Without them the client is the

@@ -164,6 +164,15 @@ const (
 	signInPerAddress        = "20/1m"
 )
 
+// Dashboard writes per account: 10 at once, then one per 2 s. A person
+// clicking rarely makes more than a few changes in a row and never 30 a
+// minute for long, while a script driving the forms is held to about the
+// API's pace. --rate-limit off lifts it with the API's limit.
+const (
+	dashboardWrites     = "30/1m"
+	dashboardWriteBurst = 10
+)
+
 func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 	var redisClient *redis.Client
 	if f.redisURL != "" {
@@ -206,7 +215,12 @@ func buildLimits(f serveFlags) (api.Limits, web.Limits, error) {
 	if w.SignInPerAccount, err = build("sign-in", signInPerAccount, 20, "signin-account"); err != nil {
 		return l, w, err
 	}
-	w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address")
+	if w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address"); err != nil {
+		return l, w, err
+	}
+	if l.General != nil {
+		w.Writes, err = build("rate-limit", dashboardWrites, dashboardWriteBurst, "web-writes")
+	}
 	return l, w, err
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
+	"cloudplane/views"
 )
 
 // Limits throttle what the dashboard lets one person do; a nil limiter
@@ -26,6 +27,41 @@ type Limits struct {
 	// SignInPerAddress counts attempts per client address, so one client
 	// cannot try many accounts.
 	SignInPerAddress ratelimit.Limiter
+	// Writes counts a signed-in user's state-changing requests, per
+	// account (per user for support staff): the dashboard is no way
+	// around the API's rate limit.
+	Writes ratelimit.Limiter
+}
+
+// LimitWrites counts every state-changing request of a signed-in user
+// against Limits.Writes; it runs after CSRF, so a forged request spends
+// nothing. Signing out is never refused. A refused htmx request leaves
+// the page, and what was typed into it, in place and says why in the
+// flash region; a plain form gets the 429 page (Back returns to the form).
+func (h *Handlers) LimitWrites(c *fiber.Ctx) error {
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+		return c.Next()
+	}
+	_, u := signedIn(c)
+	if u == nil || c.Path() == "/sign-out" {
+		return c.Next()
+	}
+	key := "user:" + u.ID
+	if u.AccountID != nil {
+		key = "account:" + *u.AccountID
+	}
+	wait := h.allow(c, h.limits.Writes, key)
+	if wait == "" {
+		return c.Next()
+	}
+	msg := "Too many changes in a short time, so this one was not made. Wait " + wait + ", then try again."
+	if !isFragment(c) {
+		return &models.Error{Code: models.CodeRateLimited, Message: msg}
+	}
+	c.Set("HX-Retarget", "#flash")
+	c.Set("HX-Reswap", "innerHTML show:window:top")
+	return renderAlone(c.Status(fiber.StatusTooManyRequests), views.FlashMessage(views.Flash{Kind: views.Danger, Text: msg}))
 }
 
 // throttlePassword counts one password attempt on the account named by

@@ -216,15 +216,19 @@ func TestSessionTimeouts(t *testing.T) {
 // allowing burst attempts then one a minute.
 func signInLimits(perPair, perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
 	return func(c *modelstest.Clock) web.Limits {
-		mem := func(burst int) ratelimit.Limiter {
-			l, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Minute, Burst: burst}, ratelimit.WithClock(c.Now))
-			if err != nil {
-				panic(err)
-			}
-			return l
-		}
-		return web.Limits{SignInPerAccountAddress: mem(perPair), SignInPerAccount: mem(perAccount), SignInPerAddress: mem(perAddress)}
+		return web.Limits{SignInPerAccountAddress: perMinute(c, perPair), SignInPerAccount: perMinute(c, perAccount),
+			SignInPerAddress: perMinute(c, perAddress)}
 	}
+}
+
+// perMinute is an in-memory limiter on the test clock allowing burst
+// requests at once, then one a minute.
+func perMinute(c *modelstest.Clock, burst int) ratelimit.Limiter {
+	l, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Minute, Burst: burst}, ratelimit.WithClock(c.Now))
+	if err != nil {
+		panic(err)
+	}
+	return l
 }
 
 // from makes the browser's requests come from client, as named by the
