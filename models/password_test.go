@@ -149,3 +149,35 @@ func TestConcurrentSignInsShareThePasswordSlots(t *testing.T) {
 		seen[tokens[i]] = true
 	}
 }
+
+// BenchmarkSetupWithWrongToken compares what a POST to a setup link
+// without its token costs with one password hash at the production cost,
+// which is what it cost before the token was checked first.
+func BenchmarkSetupWithWrongToken(b *testing.B) {
+	cfg := models.DefaultConfig()
+	store := modelstest.Open(b, models.WithConfig(cfg))
+	ctx := context.Background()
+	if _, err := store.StartSetup(ctx); err != nil {
+		b.Fatal(err)
+	}
+	in := models.SetupInput{Token: "wrong", Email: "eve@example.com", Password: password, PasswordConfirm: password}
+	// A user already registered is refused after the hash, in the write.
+	dup := models.CreateUserInput{Email: "dup@example.com", Password: password}
+	if _, err := store.CreateUser(ctx, models.OperatorActor, dup); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("one hash at production cost", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := store.CreateUser(ctx, models.OperatorActor, dup); models.ErrorCode(err) != models.CodeInvalidParameters {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("setup with a wrong token", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := store.CompleteSetup(ctx, in); models.ErrorCode(err) != models.CodeNotFound {
+				b.Fatal(err)
+			}
+		}
+	})
+}
