@@ -27,7 +27,8 @@ type Config struct {
 	Store  *models.Store
 	Log    *slog.Logger
 	Limits api.Limits
-	// SignIn throttles dashboard sign-in attempts.
+	// SignIn throttles the dashboard: password attempts and signed-in
+	// users' writes.
 	SignIn web.Limits
 	// TrustedProxies are the addresses (or CIDR blocks) of reverse proxies
 	// whose ProxyHeader names the client. Without them the client is the
@@ -78,8 +79,11 @@ func New(cfg Config) *fiber.App {
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(cfg.Log),
 		// Per-address limits (failed API keys, sign-ins) must see the real
-		// client behind a proxy, and only a trusted proxy may name it.
-		EnableTrustedProxyCheck: len(cfg.TrustedProxies) > 0,
+		// client behind a proxy, and only a trusted proxy may name it. The
+		// check is always on: with it off, Fiber trusts every peer's
+		// X-Forwarded-Proto and X-Forwarded-Host (c.Protocol, c.Hostname),
+		// so any client could mark its cookies Secure or pick the host.
+		EnableTrustedProxyCheck: true,
 		TrustedProxies:          cfg.TrustedProxies,
 		ProxyHeader:             proxyHeader(cfg),
 		EnableIPValidation:      true,

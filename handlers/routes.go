@@ -66,12 +66,13 @@ func routes(app *fiber.App, cfg Config) {
 
 	// The dashboard. Every page and asset gets the security headers; every
 	// page knows who is signed in (404s too); every state-changing request
-	// needs the CSRF token.
+	// needs the CSRF token, and a signed-in user's counts against the
+	// account's dashboard write limit.
 	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn, Metrics: cfg.Metrics})
 	app.Use(web.SecurityHeaders)
 	app.Get("/static/*", web.Static)
 	app.Use(misdirectedAPIClient(cfg.Log))
-	app.Use(w.LoadSession, web.CSRF)
+	app.Use(w.LoadSession, web.CSRF, w.LimitWrites)
 
 	app.Get("/setup/:token", w.SetupForm)
 	app.Post("/setup/:token", w.Setup)

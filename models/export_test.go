@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"time"
 
 	"gorm.io/gorm"
@@ -22,3 +23,9 @@ func AuditPageStatement(db *gorm.DB, accountID string, in AuditEventsInput, at t
 
 // MigrateTo is Migrate stopping after the step named last.
 var MigrateTo = migrateTo
+
+// RunInPasswordSlot runs fn in one of the store's password slots, as
+// every bcrypt hash and comparison does.
+func (s *Store) RunInPasswordSlot(ctx context.Context, fn func()) error {
+	return s.passwords.run(ctx, fn)
+}

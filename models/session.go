@@ -61,10 +61,14 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 		if ErrorCode(err) != CodeNotFound {
 			return nil, "", err
 		}
-		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(in.Password))
+		if _, err := s.passwordMatches(ctx, s.dummyHash(), in.Password); err != nil {
+			return nil, "", err
+		}
 		return nil, "", errBadCredentials
 	}
-	if !u.CheckPassword(in.Password) || u.Status != UserActive {
+	if ok, err := s.passwordMatches(ctx, []byte(u.PasswordHash), in.Password); err != nil {
+		return nil, "", err
+	} else if !ok || u.Status != UserActive {
 		return nil, "", errBadCredentials
 	}
 	var sess *Session

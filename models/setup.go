@@ -81,12 +81,17 @@ func (in *SetupInput) Validate() error {
 // them in, in one transaction that also consumes the token: the link works
 // once. It records user/created and session/signed_in, both by the new
 // owner. An invalid or used token, or any existing user, fails with
-// CodeNotFound; invalid input leaves the token usable.
+// CodeNotFound; invalid input leaves the token usable. The token and the
+// input are checked before the password is hashed, so a visitor without
+// the link costs one query, not a bcrypt hash.
 func (s *Store) CompleteSetup(ctx context.Context, in SetupInput) (*Session, string, error) {
+	if err := s.CheckSetupToken(ctx, in.Token); err != nil {
+		return nil, "", err
+	}
 	if err := in.Validate(); err != nil {
 		return nil, "", err
 	}
-	u, err := s.newUser(&CreateUserInput{Email: in.Email, Password: in.Password, Role: RoleOwner})
+	u, err := s.newUser(ctx, &CreateUserInput{Email: in.Email, Password: in.Password, Role: RoleOwner})
 	if err != nil {
 		return nil, "", err
 	}

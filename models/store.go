@@ -25,6 +25,11 @@ type Config struct {
 	DefaultRulesetQuota    int
 	// PasswordCost is the bcrypt cost; tests lower it.
 	PasswordCost int
+	// PasswordHashers bounds the bcrypt operations running at once (0:
+	// one per CPU); PasswordQueueWait bounds how long one waits for its
+	// turn (0: 5 s) before failing with CodeRateLimited.
+	PasswordHashers   int
+	PasswordQueueWait time.Duration
 	// SessionIdleTimeout ends a dashboard session not used for this long;
 	// SessionMaxAge ends it this long after sign-in, used or not.
 	SessionIdleTimeout time.Duration
@@ -56,6 +61,8 @@ type Store struct {
 	keys *keyCache
 	// secrets caches server-wide secrets by name (cachedSecret).
 	secrets sync.Map
+	// passwords bounds the bcrypt work running at once (password.go).
+	passwords passwordSlots
 	// dummyHash is checked against when a sign-in names no user, so that
 	// an unknown email costs as much time as a wrong password.
 	dummyHash func() []byte
@@ -95,6 +102,7 @@ func NewStore(db *gorm.DB, opts ...Option) *Store {
 	}
 	s.keys = newKeyCache(s.now)
 	s.dummyHash = dummyHashOnce(s.cfg.PasswordCost)
+	s.passwords = newPasswordSlots(s.cfg)
 	sqlDB, _ := db.DB() // fails only for a pool that is no *sql.DB, which Open never makes
 	s.stmts = newStatements(sqlDB)
 	s.filesystems = newAccountCache[FilesystemView]()

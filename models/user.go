@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 )
 
@@ -86,7 +85,7 @@ func normalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 // global ruleset and the default inbound rule. The actor is the operator
 // (CLI); the first-run setup goes through CompleteSetup.
 func (s *Store) CreateUser(ctx context.Context, actor Actor, in CreateUserInput) (*User, error) {
-	u, err := s.newUser(&in)
+	u, err := s.newUser(ctx, &in)
 	if err != nil {
 		return nil, err
 	}
@@ -98,16 +97,16 @@ func (s *Store) CreateUser(ctx context.Context, actor Actor, in CreateUserInput)
 
 // newUser validates the input and builds the user with its password hash,
 // outside any transaction: bcrypt is slow on purpose.
-func (s *Store) newUser(in *CreateUserInput) (*User, error) {
+func (s *Store) newUser(ctx context.Context, in *CreateUserInput) (*User, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.cfg.PasswordCost)
+	hash, err := s.hashPassword(ctx, in.Password)
 	if err != nil {
 		return nil, err
 	}
 	now := s.Now()
-	return &User{ID: NewID(), Email: in.Email, PasswordHash: string(hash), Role: in.Role, Status: UserActive,
+	return &User{ID: NewID(), Email: in.Email, PasswordHash: hash, Role: in.Role, Status: UserActive,
 		CreatedAt: now, UpdatedAt: now}, nil
 }
 
@@ -169,12 +168,6 @@ func (s *Store) UserCount(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// CheckPassword reports whether pw is the user's password, in time that
-// does not depend on whether it matched.
-func (u *User) CheckPassword(pw string) bool {
-	return bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(pw)) == nil
-}
-
 // ChangePasswordInput is a signed-in user's new password. The new one is
 // typed twice, so a typo does not lock the user out.
 type ChangePasswordInput struct {
@@ -212,16 +205,18 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 	if err != nil {
 		return err
 	}
-	if !u.CheckPassword(in.CurrentPassword) {
+	if ok, err := s.passwordMatches(ctx, []byte(u.PasswordHash), in.CurrentPassword); err != nil {
+		return err
+	} else if !ok {
 		return InvalidField("current_password", "is incorrect")
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(in.NewPassword), s.cfg.PasswordCost)
+	hash, err := s.hashPassword(ctx, in.NewPassword)
 	if err != nil {
 		return err
 	}
 	return s.write(ctx, func(tx *gorm.DB) error {
 		err := tx.Model(&User{}).Where("id = ?", u.ID).
-			Updates(map[string]any{"password_hash": string(hash), "updated_at": s.Now()}).Error
+			Updates(map[string]any{"password_hash": hash, "updated_at": s.Now()}).Error
 		if err != nil {
 			return err
 		}

@@ -194,12 +194,25 @@ func announceSetup(ctx context.Context, store *models.Store, log *slog.Logger, b
 	return nil
 }
 
-// Dashboard sign-in attempts: an account may be tried 5 times at once,
-// then once per 12 s; one address 20 times, then once per 3 s (offices
-// share addresses).
+// Dashboard password attempts (sign-in, setup, change of password): one
+// address may try an account 5 times at once, then once per 12 s; an
+// account may be tried 20 times at once, then once per 3 s, from all
+// addresses together, so a guesser must spread over 4 or more addresses
+// to lock the owner out; one address may make 20 attempts at once, then
+// one per 3 s (offices share addresses).
 const (
-	signInPerAccount = "5/1m"
-	signInPerAddress = "20/1m"
+	signInPerAccountAddress = "5/1m"
+	signInPerAccount        = "20/1m"
+	signInPerAddress        = "20/1m"
+)
+
+// Dashboard writes per account: 10 at once, then one per 2 s. A person
+// clicking rarely makes more than a few changes in a row and never 30 a
+// minute for long, while a script driving the forms is held to about the
+// API's pace. --rate-limit off lifts it with the API's limit.
+const (
+	dashboardWrites     = "30/1m"
+	dashboardWriteBurst = 10
 )
 
 // buildLimits makes the limiters, shared through redisClient when it is
@@ -238,10 +251,18 @@ func buildLimits(f serveFlags, redisClient *redis.Client, m *metrics.Metrics) (a
 	if l.Unauthenticated, err = build("rate-limit", "5/s", 10, "auth"); err != nil {
 		return l, w, err
 	}
-	if w.SignInPerAccount, err = build("sign-in", signInPerAccount, 5, "signin-account"); err != nil {
+	if w.SignInPerAccountAddress, err = build("sign-in", signInPerAccountAddress, 5, "signin-pair"); err != nil {
 		return l, w, err
 	}
-	w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address")
+	if w.SignInPerAccount, err = build("sign-in", signInPerAccount, 20, "signin-account"); err != nil {
+		return l, w, err
+	}
+	if w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address"); err != nil {
+		return l, w, err
+	}
+	if l.General != nil {
+		w.Writes, err = build("rate-limit", dashboardWrites, dashboardWriteBurst, "web-writes")
+	}
 	return l, w, err
 }
 

@@ -13,13 +13,18 @@ func (h *Handlers) Account(c *fiber.Ctx) error {
 }
 
 // ChangePassword changes the signed-in user's password; their other
-// sessions end.
+// sessions end. Attempts are throttled like sign-ins on the user's email:
+// a stolen session must not become a fast way to guess the password.
 func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
-	err := h.store.ChangePassword(c.UserContext(), actor(c), models.ChangePasswordInput{
-		CurrentPassword:    c.FormValue("current_password"),
-		NewPassword:        c.FormValue("new_password"),
-		NewPasswordConfirm: c.FormValue("new_password_confirm"),
-	})
+	_, u := signedIn(c)
+	err := errPasswordThrottled(h.throttlePassword(c, u.Email))
+	if err == nil {
+		err = h.store.ChangePassword(c.UserContext(), actor(c), models.ChangePasswordInput{
+			CurrentPassword:    c.FormValue("current_password"),
+			NewPassword:        c.FormValue("new_password"),
+			NewPasswordConfirm: c.FormValue("new_password_confirm"),
+		})
+	}
 	if err != nil {
 		var form views.Form
 		status, err := formError(err, &form)

@@ -35,3 +35,21 @@ func TestChangePassword(t *testing.T) {
 		t.Fatalf("events %+v", ev)
 	}
 }
+
+// A stolen session is no fast way to guess the password: change attempts
+// count against the same limits as sign-ins, before bcrypt runs.
+func TestChangePasswordIsThrottled(t *testing.T) {
+	e := newEnv(t, withLimits(signInLimits(2, 100, 100)))
+	e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com") // the sign-in is the pair's first attempt
+	b.post("/account/password", url.Values{"current_password": {"guess one"}, "new_password": {"a new password"}, "new_password_confirm": {"a new password"}}).
+		expect(http.StatusUnprocessableEntity).fieldError("current_password", "Current password is incorrect.")
+	res := b.post("/account/password", url.Values{"current_password": {password}, "new_password": {"a new password"}, "new_password_confirm": {"a new password"}}).
+		expect(http.StatusTooManyRequests).contains("Too many password attempts. Wait 60 seconds, then try again.")
+	if res.Header.Get("Retry-After") == "" {
+		t.Fatalf("throttled answer without Retry-After: %v", res.Header)
+	}
+	// Refused before the check: the right password did not change anything.
+	e.clock.Advance(time.Minute)
+	e.browser().signIn("ada@example.com", password).redirectsTo("/")
+}

@@ -30,17 +30,45 @@ type env struct {
 	clock *modelstest.Clock
 }
 
-func newEnv(t *testing.T, limits ...func(*modelstest.Clock) web.Limits) *env {
-	t.Helper()
-	clock := modelstest.NewClock()
-	store := modelstest.Open(t, models.WithClock(clock.Now))
-	var l web.Limits
-	if len(limits) > 0 {
-		l = limits[0](clock)
+// envSetup is what options may change before the app is built.
+type envSetup struct {
+	clock     *modelstest.Clock
+	app       handlers.Config
+	storeOpts []models.Option
+}
+
+type envOption func(*envSetup)
+
+// withLimits sets the dashboard's limiters, built on the test's clock.
+func withLimits(limits func(*modelstest.Clock) web.Limits) envOption {
+	return func(s *envSetup) { s.app.SignIn = limits(s.clock) }
+}
+
+// withTrustedProxies trusts the named peers to name the client and the
+// scheme. app.Test's requests come from 0.0.0.0.
+func withTrustedProxies(proxies ...string) envOption {
+	return func(s *envSetup) { s.app.TrustedProxies = proxies }
+}
+
+// withConfig changes the store's configuration, starting from modelstest's.
+func withConfig(change func(*models.Config)) envOption {
+	return func(s *envSetup) {
+		cfg := modelstest.Config()
+		change(&cfg)
+		s.storeOpts = append(s.storeOpts, models.WithConfig(cfg))
 	}
-	app := handlers.New(handlers.Config{Store: store, SignIn: l,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	return &env{t: t, app: app, store: store, clock: clock}
+}
+
+func newEnv(t *testing.T, opts ...envOption) *env {
+	t.Helper()
+	s := envSetup{clock: modelstest.NewClock(),
+		app: handlers.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	for _, o := range opts {
+		o(&s)
+	}
+	store := modelstest.Open(t, append([]models.Option{models.WithClock(s.clock.Now)}, s.storeOpts...)...)
+	s.app.Store = store
+	return &env{t: t, app: handlers.New(s.app), store: store, clock: s.clock}
 }
 
 // owner creates an owner without API keys.

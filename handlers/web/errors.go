@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -26,12 +27,18 @@ func statusOf(e *models.Error) int {
 
 // formError puts a refused input back on its form: field messages beside
 // their fields, anything else above the form. It returns the status to
-// answer with, or the error itself when it is not about the input (not
-// found, forbidden, internal), for the error page. An error that names
+// answer with (429 for a throttled form), or the error itself when it is
+// not about the input (not found, forbidden, internal), for the error page. An error that names
 // fields is about the input whatever its code: a launch naming a key
 // deleted meanwhile is 404 in the API, and here its form comes back.
 func formError(err error, form *views.Form) (int, error) {
 	e, ok := models.AsError(err)
+	if ok && statusOf(e) == fiber.StatusTooManyRequests {
+		// Throttled, or no free password slot: nothing was wrong with the
+		// input, so it comes back as typed with the reason above it.
+		form.Message = strings.TrimSpace(views.Sentence("", e.Message) + " " + views.Sentence("", e.Suggestion))
+		return fiber.StatusTooManyRequests, nil
+	}
 	if !ok || (statusOf(e) != fiber.StatusUnprocessableEntity && len(e.Fields) == 0) {
 		return 0, err
 	}

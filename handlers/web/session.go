@@ -168,6 +168,8 @@ func clearCookie(c *fiber.Ctx, name string) {
 	})
 }
 
-// isTLS reports whether the browser reached us over HTTPS. Fiber's
-// Protocol reads X-Forwarded-Proto when no trusted-proxy list is set.
+// isTLS reports whether the browser reached us over HTTPS: directly, or
+// through a proxy in --trusted-proxies that says so in X-Forwarded-Proto.
+// Fiber's Protocol reads that header only from a trusted peer because
+// handlers.New always turns its trusted-proxy check on.
 func isTLS(c *fiber.Ctx) bool { return c.Protocol() == "https" }

@@ -17,14 +17,24 @@ func (h *Handlers) SetupForm(c *fiber.Ctx) error {
 	return h.page(c, fiber.StatusOK, "Set up cloudplane", "", views.SetupPage(v))
 }
 
-// Setup creates the first owner and signs them in.
+// Setup creates the first owner and signs them in. A request without the
+// link's token is turned away before it is throttled or hashed anything;
+// one with it is throttled like a sign-in.
 func (h *Handlers) Setup(c *fiber.Ctx) error {
+	if err := h.store.CheckSetupToken(c.UserContext(), c.Params("token")); err != nil {
+		return err
+	}
 	form := views.Form{Values: formValues(c, "email")}
-	sess, token, err := h.store.CompleteSetup(c.UserContext(), models.SetupInput{
-		Token: c.Params("token"), Email: form.Value("email"),
-		Password: c.FormValue("password"), PasswordConfirm: c.FormValue("password_confirm"),
-		SourceIP: c.IP(),
-	})
+	err := errPasswordThrottled(h.throttlePassword(c, form.Value("email")))
+	var sess *models.Session
+	var token string
+	if err == nil {
+		sess, token, err = h.store.CompleteSetup(c.UserContext(), models.SetupInput{
+			Token: c.Params("token"), Email: form.Value("email"),
+			Password: c.FormValue("password"), PasswordConfirm: c.FormValue("password_confirm"),
+			SourceIP: c.IP(),
+		})
+	}
 	if err != nil {
 		status, err := formError(err, &form)
 		if err != nil {

@@ -1,13 +1,11 @@
 package web
 
 import (
-	"fmt"
-	"math"
+	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -35,18 +33,18 @@ func (h *Handlers) SignInForm(c *fiber.Ctx) error {
 	return h.page(c, fiber.StatusOK, "Sign in", "", views.SignInPage(v))
 }
 
-// SignIn checks the email and password, throttled per address and per
-// account, and starts a new session in place of any the browser had.
+// SignIn checks the email and password, throttled per account and
+// address, per address and per account, and starts a new session in
+// place of any the browser had.
 func (h *Handlers) SignIn(c *fiber.Ctx) error {
 	form := views.Form{Values: formValues(c, "email", "next")}
 	v := views.SignIn{Form: form, Next: localPath(form.Value("next")), CSRF: csrfToken(c)}
-	email := strings.ToLower(strings.TrimSpace(form.Value("email")))
-	if wait := h.throttle(c, "ip:"+c.IP(), "email:"+email); wait != "" {
+	if wait := h.throttlePassword(c, form.Value("email")); wait != "" {
 		v.Form.Message = "Too many sign-in attempts. Wait " + wait + ", then try again."
 		return h.page(c, fiber.StatusTooManyRequests, "Sign in", "", views.SignInPage(v))
 	}
 	_, token, err := h.store.SignIn(c.UserContext(), models.SignInInput{
-		Email: email, Password: c.FormValue("password"),
+		Email: form.Value("email"), Password: c.FormValue("password"),
 		ReplacesToken: c.Cookies(sessionCookie), SourceIP: c.IP(),
 	})
 	if models.IsBadCredentials(err) {
@@ -54,7 +52,11 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 		v.Form.Message = "The email or password is incorrect."
 		return h.page(c, fiber.StatusUnprocessableEntity, "Sign in", "", views.SignInPage(v))
 	} else if err != nil {
-		return err
+		status, err := formError(err, &v.Form)
+		if err != nil {
+			return err
+		}
+		return h.page(c, status, "Sign in", "", views.SignInPage(v))
 	}
 	startSession(c, token)
 	if v.Next == "" {
@@ -79,45 +81,32 @@ func (h *Handlers) SignOut(c *fiber.Ctx) error {
 	return redirect(c, "/sign-in?notice="+noticeSignedOut)
 }
 
-// throttle counts one sign-in attempt against each key and returns how
-// long to wait ("" when allowed). A limiter that fails lets the attempt
-// through: bcrypt still makes guessing slow.
-func (h *Handlers) throttle(c *fiber.Ctx, byAddress, byAccount string) string {
-	for _, lk := range []struct {
-		l   ratelimit.Limiter
-		key string
-	}{{h.limits.SignInPerAddress, byAddress}, {h.limits.SignInPerAccount, byAccount}} {
-		if lk.l == nil {
-			continue
-		}
-		res, err := lk.l.Allow(c.UserContext(), lk.key)
-		if err != nil {
-			h.log.WarnContext(c.UserContext(), "sign-in limiter unavailable; attempt let through", "err", err)
-			continue
-		}
-		if !res.Allowed {
-			ratelimit.Headers(res, c.Set)
-			return waitText(int(math.Ceil(res.RetryAfter.Seconds())))
-		}
-	}
-	return ""
-}
-
-func waitText(seconds int) string {
-	if seconds <= 1 {
-		return "a second"
-	}
-	if seconds < 90 {
-		return fmt.Sprintf("%d seconds", seconds)
-	}
-	return fmt.Sprintf("%d minutes", (seconds+59)/60)
-}
-
-// localPath returns p when it is a path on this site, else "": the
-// sign-in page must not become an open redirect.
+// localPath returns p when it is a clean path on this site, else "": the
+// sign-in page must not become an open redirect, nor a way to write into
+// the Location or HX-Redirect header. Browsers drop tabs and newlines
+// from a URL and read a backslash as a slash, so "/<tab>/evil" and
+// "/\\evil" both mean "//evil": p, and its path once decoded, must be
+// printable ASCII without a backslash, start with one slash only, and
+// parse with no scheme, host or user.
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return ""
 	}
+	for _, s := range []string{p, u.Path} {
+		if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || !plainASCII(s) {
+			return ""
+		}
+	}
 	return strings.Clone(p)
+}
+
+// plainASCII reports whether s is printable ASCII without space or backslash.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -51,18 +52,36 @@ func TestSignIn(t *testing.T) {
 	}
 }
 
-// Over TLS, directly or behind a proxy that says so, cookies are Secure.
-func TestCookiesAreSecureOverTLS(t *testing.T) {
-	e := newEnv(t)
-	e.owner("ada@example.com")
-	b := e.browser()
-	b.header.Set("X-Forwarded-Proto", "https")
-	if c := b.get("/sign-in").cookie("cloudplane_csrf"); c == nil || !c.Secure {
-		t.Fatalf("CSRF cookie %+v", c)
-	}
-	res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}})
-	if c := res.cookie("cloudplane_session"); c == nil || !c.Secure {
-		t.Fatalf("session cookie %+v", c)
+// Behind a trusted proxy that says the browser used TLS, cookies are
+// Secure; the same header from any other peer changes nothing.
+func TestCookiesAreSecureOnlyViaATrustedProxy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		proxies []string
+		secure  bool
+	}{
+		{"no proxies configured", nil, false},
+		{"peer is not the trusted proxy", []string{"192.0.2.1"}, false},
+		{"peer is the trusted proxy", []string{"0.0.0.0"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, withTrustedProxies(tc.proxies...))
+			e.owner("ada@example.com")
+			b := e.browser()
+			b.header.Set("X-Forwarded-Proto", "https")
+			if c := b.get("/sign-in").cookie("cloudplane_csrf"); c == nil || c.Secure != tc.secure {
+				t.Fatalf("CSRF cookie %+v, want Secure %v", c, tc.secure)
+			}
+			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}})
+			if c := res.cookie("cloudplane_session"); c == nil || c.Secure != tc.secure {
+				t.Fatalf("session cookie %+v, want Secure %v", c, tc.secure)
+			}
+			// The signed-out cookie is cleared with the same flag.
+			b.get("/").expect(http.StatusOK)
+			if c := b.post("/sign-out", nil).cookie("cloudplane_session"); c == nil || c.Secure != tc.secure {
+				t.Fatalf("cleared session cookie %+v, want Secure %v", c, tc.secure)
+			}
+		})
 	}
 }
 
@@ -81,14 +100,52 @@ func TestSignInFailuresLookAlike(t *testing.T) {
 	}
 }
 
-// The next parameter only ever leads to a page of this site.
+// The next parameter only ever leads to a page of this site, and never
+// writes into a header: each attack lands on the home page, in Location
+// for a plain form and in HX-Redirect for htmx.
 func TestSignInRefusesOpenRedirects(t *testing.T) {
 	e := newEnv(t)
 	e.owner("ada@example.com")
-	for _, next := range []string{"//evil.example/", "https://evil.example/", `/\evil.example`, "evil"} {
-		b := e.browser()
-		b.get("/sign-in?next=" + url.QueryEscape(next)).lacks("evil.example")
-		b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}, "next": {next}}).redirectsTo("/")
+	cases := []struct{ next, want string }{
+		{"/api-keys", "/api-keys"},
+		{"/audit-events?resource=api_key&after=a%2Fb", "/audit-events?resource=api_key&after=a%2Fb"},
+		{"/tickets/abc#comments", "/tickets/abc#comments"},
+		{"/\r\nSet-Cookie: injected=1", "/"},
+		{"/%0D%0ASet-Cookie:%20injected=1", "/"},
+		{"/\t/evil.example", "/"},
+		{"/%09/evil.example", "/"},
+		{"/\n/evil.example", "/"},
+		{"\t//evil.example", "/"},
+		{" //evil.example", "/"},
+		{"/\\evil.example", "/"},
+		{"/%5Cevil.example", "/"},
+		{"\\\\evil.example", "/"},
+		{"//evil.example/", "/"},
+		{"///evil.example/", "/"},
+		{"/%2F%2Fevil.example", "/"},
+		{"/%2f/evil.example", "/"},
+		{"https://evil.example/", "/"},
+		{"HTTPS:evil.example", "/"},
+		{"javascript:alert(1)", "/"},
+		{"/\x00javascript:alert(1)", "/"},
+		{"evil.example", "/"},
+		{"/\u2028evil", "/"},
+		{"", "/"},
+	}
+	for _, tc := range cases {
+		for _, htmx := range []bool{false, true} {
+			b := e.browser()
+			form := b.get("/sign-in?next=" + url.QueryEscape(tc.next)).expect(http.StatusOK)
+			if tc.want == "/" {
+				form.lacks("evil", "injected", `name="next"`)
+			}
+			b.htmx = htmx
+			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}, "next": {tc.next}})
+			res.redirectsTo(tc.want)
+			if res.cookie("injected") != nil || len(res.Header.Values("Set-Cookie")) != 2 {
+				t.Fatalf("next=%q set cookies %q", tc.next, res.Header.Values("Set-Cookie"))
+			}
+		}
 	}
 }
 
@@ -155,17 +212,30 @@ func TestSessionTimeouts(t *testing.T) {
 	busy.get("/").redirectsTo("/sign-in?next=%2F&notice=expired")
 }
 
-func signInLimits(perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
+// signInLimits builds the password limiters on the test clock, each
+// allowing burst attempts then one a minute.
+func signInLimits(perPair, perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
 	return func(c *modelstest.Clock) web.Limits {
-		mem := func(burst int) ratelimit.Limiter {
-			l, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Minute, Burst: burst}, ratelimit.WithClock(c.Now))
-			if err != nil {
-				panic(err)
-			}
-			return l
-		}
-		return web.Limits{SignInPerAccount: mem(perAccount), SignInPerAddress: mem(perAddress)}
+		return web.Limits{SignInPerAccountAddress: perMinute(c, perPair), SignInPerAccount: perMinute(c, perAccount),
+			SignInPerAddress: perMinute(c, perAddress)}
 	}
+}
+
+// perMinute is an in-memory limiter on the test clock allowing burst
+// requests at once, then one a minute.
+func perMinute(c *modelstest.Clock, burst int) ratelimit.Limiter {
+	l, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Minute, Burst: burst}, ratelimit.WithClock(c.Now))
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// from makes the browser's requests come from client, as named by the
+// trusted proxy (the env must trust 0.0.0.0).
+func (b *browser) from(client string) *browser {
+	b.header.Set("X-Real-IP", client)
+	return b
 }
 
 // Attempts on one account are throttled whatever their address; attempts
@@ -173,14 +243,13 @@ func signInLimits(perAccount, perAddress int) func(*modelstest.Clock) web.Limits
 // is refused before the password is checked, even a right one.
 func TestSignInThrottle(t *testing.T) {
 	t.Run("per account", func(t *testing.T) {
-		e := newEnv(t, signInLimits(3, 100))
+		e := newEnv(t, withLimits(signInLimits(100, 3, 100)), withTrustedProxies("0.0.0.0"))
 		e.owner("ada@example.com")
 		for i := 0; i < 3; i++ {
-			b := e.browser()
-			b.header.Set("X-Forwarded-For", "192.0.2.1") // ignored: c.IP() is the peer
+			b := e.browser().from(fmt.Sprintf("198.51.100.%d", i+1))
 			b.signIn("ada@example.com", "wrong password").expect(http.StatusUnprocessableEntity)
 		}
-		b := e.browser()
+		b := e.browser().from("198.51.100.9")
 		res := b.signIn("ADA@example.com", password).expect(http.StatusTooManyRequests).
 			contains("Too many sign-in attempts. Wait 60 seconds, then try again.")
 		if res.Header.Get("Retry-After") == "" || res.cookie("cloudplane_session") != nil {
@@ -191,11 +260,30 @@ func TestSignInThrottle(t *testing.T) {
 		b.signIn("ada@example.com", password).redirectsTo("/")
 	})
 	t.Run("per address", func(t *testing.T) {
-		e := newEnv(t, signInLimits(100, 2))
+		e := newEnv(t, withLimits(signInLimits(100, 100, 2)))
 		e.owner("ada@example.com")
 		b := e.browser()
 		b.signIn("x@example.com", password).expect(http.StatusUnprocessableEntity)
 		b.signIn("y@example.com", password).expect(http.StatusUnprocessableEntity)
 		b.signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
 	})
+}
+
+// A guesser who exhausts their attempts on the owner's account slows only
+// themselves: the owner, from another address, signs in at once, with the
+// production ratio of a tight pair limit under a loose account limit.
+func TestSignInGuesserDoesNotLockOutTheOwner(t *testing.T) {
+	e := newEnv(t, withLimits(signInLimits(5, 20, 20)), withTrustedProxies("0.0.0.0"))
+	e.owner("ada@example.com")
+	attacker := e.browser().from("203.0.113.66")
+	for i := 0; i < 5; i++ {
+		attacker.signIn("ada@example.com", fmt.Sprintf("guess number %d", i)).expect(http.StatusUnprocessableEntity)
+	}
+	for i := 0; i < 10; i++ {
+		attacker.signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+	}
+	e.browser().from("198.51.100.7").signIn("ada@example.com", password).redirectsTo("/")
+	// The attacker's own address may still sign in to another account.
+	e.owner("bob@example.com")
+	attacker.signIn("bob@example.com", password).redirectsTo("/")
 }

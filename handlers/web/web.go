@@ -12,21 +12,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/handlers/ratelimit"
 	"cloudplane/metrics"
 	"cloudplane/models"
 	"cloudplane/views"
 )
-
-// Limits throttle sign-in attempts; a nil limiter is switched off.
-type Limits struct {
-	// SignInPerAccount counts attempts per email address, so one account
-	// cannot be guessed at speed from many addresses.
-	SignInPerAccount ratelimit.Limiter
-	// SignInPerAddress counts attempts per client address, so one client
-	// cannot try many accounts.
-	SignInPerAddress ratelimit.Limiter
-}
 
 // Config is what the dashboard needs.
 type Config struct {

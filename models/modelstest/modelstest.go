@@ -97,12 +97,18 @@ func OpenAt(tb testing.TB, dsn string, opts ...models.Option) *models.Store {
 	if err := models.Migrate(ctx, db); err != nil {
 		tb.Fatalf("migrate: %v", err)
 	}
-	cfg := models.DefaultConfig()
-	cfg.PasswordCost = 4 // bcrypt.MinCost: tests hash many passwords
-	all := append([]models.Option{models.WithConfig(cfg)}, opts...)
+	all := append([]models.Option{models.WithConfig(Config())}, opts...)
 	store := models.NewStore(db, all...)
 	tb.Cleanup(func() { _ = store.Close() })
 	return store
+}
+
+// Config is the configuration Open gives a store: the defaults with a
+// low bcrypt cost, since tests hash many passwords.
+func Config() models.Config {
+	cfg := models.DefaultConfig()
+	cfg.PasswordCost = 4 // bcrypt.MinCost
+	return cfg
 }
 
 // Backend names the database the tests run on, for messages.

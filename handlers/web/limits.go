@@ -1,0 +1,129 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/handlers/ratelimit"
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// Limits throttle what the dashboard lets one person do; a nil limiter
+// is switched off. The password limiters count every form that checks or
+// hashes a password (sign-in, setup, change of password) before bcrypt
+// runs; models bounds how many hashes run at once on top.
+type Limits struct {
+	// SignInPerAccountAddress counts attempts on one account from one
+	// address, tightly: a guesser slows themselves, not the owner
+	// signing in from elsewhere.
+	SignInPerAccountAddress ratelimit.Limiter
+	// SignInPerAccount counts attempts per email address, loosely, so one
+	// account cannot be guessed at speed from many addresses.
+	SignInPerAccount ratelimit.Limiter
+	// SignInPerAddress counts attempts per client address, so one client
+	// cannot try many accounts.
+	SignInPerAddress ratelimit.Limiter
+	// Writes counts a signed-in user's state-changing requests, per
+	// account (per user for support staff): the dashboard is no way
+	// around the API's rate limit.
+	Writes ratelimit.Limiter
+}
+
+// LimitWrites counts every state-changing request of a signed-in user
+// against Limits.Writes; it runs after CSRF, so a forged request spends
+// nothing. Signing out is never refused. A refused htmx request leaves
+// the page, and what was typed into it, in place and says why in the
+// flash region; a plain form gets the 429 page (Back returns to the form).
+func (h *Handlers) LimitWrites(c *fiber.Ctx) error {
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+		return c.Next()
+	}
+	_, u := signedIn(c)
+	if u == nil || c.Path() == "/sign-out" {
+		return c.Next()
+	}
+	key := "user:" + u.ID
+	if u.AccountID != nil {
+		key = "account:" + *u.AccountID
+	}
+	wait := h.allow(c, h.limits.Writes, key)
+	if wait == "" {
+		return c.Next()
+	}
+	msg := "Too many changes in a short time, so this one was not made. Wait " + wait + ", then try again."
+	if !isFragment(c) {
+		return &models.Error{Code: models.CodeRateLimited, Message: msg}
+	}
+	c.Set("HX-Retarget", "#flash")
+	c.Set("HX-Reswap", "innerHTML show:window:top")
+	return renderAlone(c.Status(fiber.StatusTooManyRequests), views.FlashMessage(views.Flash{Kind: views.Danger, Text: msg}))
+}
+
+// throttlePassword counts one password attempt on the account named by
+// email, from the request's address, and returns how long to wait (""
+// when allowed). The pair is asked first and the account last, so an
+// address already refused for this account spends nobody else's budget.
+// A limiter that fails lets the attempt through: bcrypt still makes
+// guessing slow.
+func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
+	email = strings.ToLower(strings.TrimSpace(email))
+	ip := c.IP()
+	for _, lk := range []struct {
+		l   ratelimit.Limiter
+		key string
+	}{
+		{h.limits.SignInPerAccountAddress, email + " " + ip},
+		{h.limits.SignInPerAddress, "ip:" + ip},
+		{h.limits.SignInPerAccount, "email:" + email},
+	} {
+		if wait := h.allow(c, lk.l, lk.key); wait != "" {
+			return wait
+		}
+	}
+	return ""
+}
+
+// allow counts one request against key on l and returns how long to wait
+// ("" when allowed, when l is off, or when it cannot be asked). A refusal
+// sets the RateLimit and Retry-After headers.
+func (h *Handlers) allow(c *fiber.Ctx, l ratelimit.Limiter, key string) string {
+	if l == nil {
+		return ""
+	}
+	res, err := l.Allow(c.UserContext(), key)
+	if err != nil {
+		h.log.WarnContext(c.UserContext(), "dashboard limiter unavailable; request let through", "err", err)
+		return ""
+	}
+	if res.Allowed {
+		return ""
+	}
+	ratelimit.Headers(res, c.Set)
+	return waitText(int(math.Ceil(res.RetryAfter.Seconds())))
+}
+
+func waitText(seconds int) string {
+	if seconds <= 1 {
+		return "a second"
+	}
+	if seconds < 90 {
+		return fmt.Sprintf("%d seconds", seconds)
+	}
+	return fmt.Sprintf("%d minutes", (seconds+59)/60)
+}
+
+// errPasswordThrottled is nil when wait is "" (throttlePassword let the
+// attempt through), else the refusal of a password form other than
+// sign-in's; formError puts it above the form, as typed, with status 429.
+func errPasswordThrottled(wait string) error {
+	if wait == "" {
+		return nil
+	}
+	return &models.Error{Code: models.CodeRateLimited,
+		Message: "Too many password attempts. Wait " + wait + ", then try again."}
+}

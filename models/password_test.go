@@ -1,0 +1,183 @@
+package models_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// openWithHashers is a store whose password work runs at most n at a time.
+func openWithHashers(t *testing.T, n int) *models.Store {
+	cfg := modelstest.Config()
+	cfg.PasswordHashers = n
+	cfg.PasswordQueueWait = time.Minute // the tests' deadlines decide
+	return modelstest.Open(t, models.WithConfig(cfg))
+}
+
+// holdSlots fills n password slots until the returned func is called.
+func holdSlots(t *testing.T, store *models.Store, n int) (release func()) {
+	t.Helper()
+	entered, done := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = store.RunInPasswordSlot(context.Background(), func() {
+				entered <- struct{}{}
+				<-done
+			})
+		}()
+	}
+	for range n {
+		select {
+		case <-entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("password slots not taken within 10 s")
+		}
+	}
+	return func() { close(done); wg.Wait() }
+}
+
+// Many clients at once never run more password work than there are
+// slots; the rest wait their turn and all finish.
+func TestPasswordSlotsBoundConcurrency(t *testing.T) {
+	const slots, clients = 2, 24
+	store := openWithHashers(t, slots)
+	release := holdSlots(t, store, slots)
+
+	var inside, most atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- store.RunInPasswordSlot(context.Background(), func() {
+				n := inside.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				inside.Add(-1)
+			})
+		}()
+	}
+	if got := inside.Load(); got != 0 {
+		t.Fatalf("%d clients ran while every slot was held", got)
+	}
+	release()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := most.Load(); m < 1 || m > slots {
+		t.Fatalf("%d ran at once, want 1..%d", m, slots)
+	}
+}
+
+// A sign-in that finds every slot busy gives up at its deadline with a
+// rate-limited error, signs nobody in, and the same sign-in succeeds once
+// a slot is free.
+func TestSignInWaitsForAPasswordSlotUntilItsDeadline(t *testing.T) {
+	store := openWithHashers(t, 1)
+	ctx := context.Background()
+	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
+		models.CreateUserInput{Email: "ada@example.com", Password: password}))
+	in := models.SignInInput{Email: "ada@example.com", Password: password}
+
+	release := holdSlots(t, store, 1)
+	for _, email := range []string{"ada@example.com", "nobody@example.com"} {
+		in := in
+		in.Email = email
+		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		_, token, err := store.SignIn(short, in)
+		cancel()
+		if !models.IsPasswordsBusy(err) || models.ErrorCode(err) != models.CodeRateLimited || token != "" {
+			t.Fatalf("sign-in as %s with every slot busy: %q %v", email, token, err)
+		}
+	}
+	// Change of password and new users wait in the same queue.
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	_, err := store.CreateUser(short, models.OperatorActor, models.CreateUserInput{Email: "bob@example.com", Password: password})
+	cancel()
+	if !models.IsPasswordsBusy(err) {
+		t.Fatalf("create user with every slot busy: %v", err)
+	}
+	release()
+	if _, _, err := store.SignIn(ctx, in); err != nil {
+		t.Fatalf("sign-in with a free slot: %v", err)
+	}
+}
+
+// Many sign-ins at once through few slots all succeed, each with its own
+// session, on either database.
+func TestConcurrentSignInsShareThePasswordSlots(t *testing.T) {
+	const clients = 16
+	store := openWithHashers(t, 2)
+	ctx := context.Background()
+	for i := range clients {
+		modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
+			models.CreateUserInput{Email: fmt.Sprintf("user%d@example.com", i), Password: password}))
+	}
+	var wg sync.WaitGroup
+	tokens := make([]string, clients)
+	errs := make([]error, clients)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			_, tokens[i], errs[i] = store.SignIn(ctx, models.SignInInput{
+				Email: fmt.Sprintf("user%d@example.com", i), Password: password})
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, err := range errs {
+		if err != nil || tokens[i] == "" || seen[tokens[i]] {
+			t.Fatalf("client %d: %q %v", i, tokens[i], err)
+		}
+		seen[tokens[i]] = true
+	}
+}
+
+// BenchmarkSetupWithWrongToken compares what a POST to a setup link
+// without its token costs with one password hash at the production cost,
+// which is what it cost before the token was checked first.
+func BenchmarkSetupWithWrongToken(b *testing.B) {
+	cfg := models.DefaultConfig()
+	store := modelstest.Open(b, models.WithConfig(cfg))
+	ctx := context.Background()
+	if _, err := store.StartSetup(ctx); err != nil {
+		b.Fatal(err)
+	}
+	in := models.SetupInput{Token: "wrong", Email: "eve@example.com", Password: password, PasswordConfirm: password}
+	// A user already registered is refused after the hash, in the write.
+	dup := models.CreateUserInput{Email: "dup@example.com", Password: password}
+	if _, err := store.CreateUser(ctx, models.OperatorActor, dup); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("one hash at production cost", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := store.CreateUser(ctx, models.OperatorActor, dup); models.ErrorCode(err) != models.CodeInvalidParameters {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("setup with a wrong token", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := store.CompleteSetup(ctx, in); models.ErrorCode(err) != models.CodeNotFound {
+				b.Fatal(err)
+			}
+		}
+	})
+}
