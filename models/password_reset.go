@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
 )
 
@@ -104,7 +103,12 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 	if err := in.Validate(); err != nil {
 		return nil, "", err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.cfg.PasswordCost)
+	// The link is checked before the (costly) hash; the transaction below
+	// checks it again and consumes it.
+	if _, err := s.resetTokenUser(s.read(ctx), in.Token); err != nil {
+		return nil, "", err
+	}
+	hash, err := s.hashPassword(ctx, in.Password)
 	if err != nil {
 		return nil, "", err
 	}
@@ -150,7 +154,7 @@ func (s *Store) SetPassword(ctx context.Context, actor Actor, email, password st
 	if err := f.Err(); err != nil {
 		return err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cfg.PasswordCost)
+	hash, err := s.hashPassword(ctx, password)
 	if err != nil {
 		return err
 	}
