@@ -145,7 +145,7 @@ func TestReplicasActAsOneService(t *testing.T) {
 			mu.Unlock()
 		}))
 		defer receiver.Close()
-		c.cli(t, "webhooks", "set", "--email", "ada@example.com", "--url", receiver.URL)
+		c.cli(t, "webhooks", "set", "--email", "ada@example.com", "--url", receiver.URL, "--webhook-allow-private")
 		const tickets = 12
 		for i := range tickets {
 			body := fmt.Sprintf(`{"subject":"ticket %d","description":"d","type":"service_request"}`, i)
