@@ -59,9 +59,6 @@ type WebhookAttempt struct {
 	CreatedAt       time.Time           `gorm:"not null;autoCreateTime:false"`
 }
 
-// MaxCapturedBody bounds how much of a receiver's answer the log keeps.
-const MaxCapturedBody = 64 << 10
-
 // DeliveryJob is a claimed delivery with everything sending it needs.
 type DeliveryJob struct {
 	DeliveryID string
@@ -177,7 +174,7 @@ func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records
 // applyAttempt numbers r's attempt against d and works out d's next state
 // into updates[d.ID] (d is kept current, should it appear twice).
 func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, updates map[string]map[string]any) WebhookAttempt {
-	now, a, dec := s.Now(), r.Attempt, r.Decision
+	now, a, dec := s.Now(), fitAttempt(r.Attempt), r.Decision
 	d.Attempts++
 	a.ID, a.DeliveryID, a.Number, a.EndpointID, a.CreatedAt = NewID(), d.ID, d.Attempts, d.EndpointID, now
 	upd := updates[d.ID]
@@ -185,7 +182,7 @@ func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, 
 		upd = map[string]any{}
 		updates[d.ID] = upd
 	}
-	upd["attempts"], upd["last_status_code"], upd["last_error"], upd["updated_at"] = d.Attempts, a.StatusCode, truncate(a.Error, 1024), now
+	upd["attempts"], upd["last_status_code"], upd["last_error"], upd["updated_at"] = d.Attempts, a.StatusCode, a.Error, now
 	if d.LeaseOwner != owner || d.LeaseUntil == nil {
 		return a // another process holds it now: log the attempt, leave the state to it
 	}
