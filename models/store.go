@@ -32,6 +32,9 @@ type Config struct {
 	// WebhookAllowPrivate accepts webhook URLs on private, loopback and
 	// link-local hosts and plain http (development and tests).
 	WebhookAllowPrivate bool
+	// WebhookEndpointConcurrency caps the deliveries in flight to one
+	// endpoint, across dispatchers; 0 means the default.
+	WebhookEndpointConcurrency int
 }
 
 // DefaultConfig is what `cloudplane serve` uses without flags.
@@ -44,6 +47,8 @@ func DefaultConfig() Config {
 		PasswordCost:           12,
 		SessionIdleTimeout:     12 * time.Hour,
 		SessionMaxAge:          7 * 24 * time.Hour,
+
+		WebhookEndpointConcurrency: DefaultWebhookEndpointConcurrency,
 	}
 }
 

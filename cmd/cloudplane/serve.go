@@ -85,6 +85,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.InstanceBootTime = f.bootTime
 	cfg.Capacity = capacity
 	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
+	cfg.WebhookEndpointConcurrency = f.webhooks.perEndpoint
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
 	dispatch.Log = log
