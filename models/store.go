@@ -35,6 +35,9 @@ type Config struct {
 	// WebhookEndpointConcurrency caps the deliveries in flight to one
 	// endpoint, across dispatchers; 0 means the default.
 	WebhookEndpointConcurrency int
+	// WebhookResolver looks up a webhook's host when its URL is saved;
+	// nil means the system's.
+	WebhookResolver Resolver
 }
 
 // DefaultConfig is what `cloudplane serve` uses without flags.
