@@ -143,15 +143,3 @@ func requireRules(f *FieldErrors, field string, rules []FirewallRule) []Firewall
 	}
 	return normalizeRules(f, field, rules)
 }
-
-// isPublicAddr reports whether a is routable on the internet: for IPv4 as
-// isPublicIPv4 says; for IPv6 not private, loopback, link-local (which
-// holds cloud metadata services), multicast or unspecified.
-func isPublicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if a.Is4() {
-		return isPublicIPv4(a)
-	}
-	return !(a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() ||
-		a.IsMulticast() || a.IsUnspecified())
-}

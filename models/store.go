@@ -37,6 +37,12 @@ type Config struct {
 	// WebhookAllowPrivate accepts webhook URLs on private, loopback and
 	// link-local hosts and plain http (development and tests).
 	WebhookAllowPrivate bool
+	// WebhookEndpointConcurrency caps the deliveries in flight to one
+	// endpoint, across dispatchers; 0 means the default.
+	WebhookEndpointConcurrency int
+	// WebhookResolver looks up a webhook's host when its URL is saved;
+	// nil means the system's.
+	WebhookResolver Resolver
 }
 
 // DefaultConfig is what `cloudplane serve` uses without flags.
@@ -49,6 +55,8 @@ func DefaultConfig() Config {
 		PasswordCost:           12,
 		SessionIdleTimeout:     12 * time.Hour,
 		SessionMaxAge:          7 * 24 * time.Hour,
+
+		WebhookEndpointConcurrency: DefaultWebhookEndpointConcurrency,
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // Delivery statuses. A delivery is pending until an attempt succeeds or
@@ -59,9 +58,6 @@ type WebhookAttempt struct {
 	CreatedAt       time.Time           `gorm:"not null;autoCreateTime:false"`
 }
 
-// MaxCapturedBody bounds how much of a receiver's answer the log keeps.
-const MaxCapturedBody = 64 << 10
-
 // DeliveryJob is a claimed delivery with everything sending it needs.
 type DeliveryJob struct {
 	DeliveryID string
@@ -84,20 +80,26 @@ type DeliveryDecision struct {
 }
 
 // ClaimWebhookDeliveries leases up to limit due deliveries of enabled
-// endpoints to owner until lease from now. Deliveries leased by another
-// dispatcher are skipped (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite
-// serialises writers), so two dispatchers never claim the same delivery
-// while its lease holds. It is the dispatcher's operation, not a user's.
+// endpoints to owner until lease from now. It is fair across endpoints:
+// no endpoint has more than Config.WebhookEndpointConcurrency deliveries
+// in flight, counted from the unexpired leases of every dispatcher, and
+// deliveries are taken round-robin, the oldest due one of each endpoint
+// first (endpoints ordered by their oldest due delivery), then the second
+// of each, and so on; so a receiver that hangs, or a burst to one
+// endpoint, holds up only its own deliveries. On PostgreSQL the endpoints
+// being claimed for are locked (FOR NO KEY UPDATE SKIP LOCKED) before
+// their leases are counted, so two dispatchers never count the same free
+// slot, and leased or locked deliveries are skipped; SQLite serialises
+// writers. It is the dispatcher's operation, not a user's.
 func (s *Store) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int, lease time.Duration) ([]DeliveryJob, error) {
 	now := s.Now()
 	var jobs []DeliveryJob
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		var ids []string
-		enabled := tx.Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)
-		err := tx.Model(&WebhookDelivery{}).Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
-			Where("status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)", DeliveryPending, now, now).
-			Where("endpoint_id IN (?)", enabled).
-			Order("next_attempt_at, id").Limit(limit).Pluck("id", &ids).Error
+		endpoints, err := s.lockClaimableEndpoints(tx, now, limit)
+		if err != nil || len(endpoints) == 0 {
+			return err
+		}
+		ids, err := s.pickDeliveries(tx, now, endpoints, limit)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
@@ -177,7 +179,7 @@ func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records
 // applyAttempt numbers r's attempt against d and works out d's next state
 // into updates[d.ID] (d is kept current, should it appear twice).
 func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, updates map[string]map[string]any) WebhookAttempt {
-	now, a, dec := s.Now(), r.Attempt, r.Decision
+	now, a, dec := s.Now(), fitAttempt(r.Attempt), r.Decision
 	d.Attempts++
 	a.ID, a.DeliveryID, a.Number, a.EndpointID, a.CreatedAt = NewID(), d.ID, d.Attempts, d.EndpointID, now
 	upd := updates[d.ID]
@@ -185,7 +187,7 @@ func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, 
 		upd = map[string]any{}
 		updates[d.ID] = upd
 	}
-	upd["attempts"], upd["last_status_code"], upd["last_error"], upd["updated_at"] = d.Attempts, a.StatusCode, truncate(a.Error, 1024), now
+	upd["attempts"], upd["last_status_code"], upd["last_error"], upd["updated_at"] = d.Attempts, a.StatusCode, a.Error, now
 	if d.LeaseOwner != owner || d.LeaseUntil == nil {
 		return a // another process holds it now: log the attempt, leave the state to it
 	}
@@ -219,14 +221,15 @@ func (s *Store) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids 
 }
 
 // NextWebhookDue is when the earliest pending delivery of an enabled
-// endpoint becomes claimable: its next attempt, or the expiry of the lease
-// a dispatcher holds on it. Nil when nothing is pending.
+// endpoint becomes claimable: its next attempt (if its endpoint has a free
+// slot), or the expiry of the lease a dispatcher holds on it. Nil when
+// nothing is pending.
 func (s *Store) NextWebhookDue(ctx context.Context) (*time.Time, error) {
 	var due, leased []time.Time
 	db := s.read(ctx).Model(&WebhookDelivery{}).Where("status = ?", DeliveryPending).
 		Where("endpoint_id IN (?)", s.read(ctx).Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)).
 		Session(&gorm.Session{})
-	if err := db.Where("lease_until IS NULL").
+	if err := db.Where("lease_until IS NULL").Where("endpoint_id NOT IN (?)", s.saturated(s.read(ctx), s.Now())).
 		Order("next_attempt_at").Limit(1).Pluck("next_attempt_at", &due).Error; err != nil {
 		return nil, err
 	}

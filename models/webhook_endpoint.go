@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"net/netip"
-	"net/url"
 	"strings"
 	"time"
 
@@ -69,8 +67,9 @@ type SetWebhookInput struct {
 	RotateToken bool   `json:"rotate_token"`
 }
 
-// Validate checks the URL (https, no credentials, no private literal
-// address, unless allowPrivate) and a given token.
+// Validate checks the URL (https, no credentials, no internal address in
+// any spelling, unless allowPrivate) and a given token. It normalises the
+// URL; a host written as a number is stored as the address it stands for.
 func (in *SetWebhookInput) Validate(allowPrivate bool) error {
 	var f FieldErrors
 	normalized, problem := checkWebhookURL(in.URL, allowPrivate)
@@ -86,37 +85,6 @@ func (in *SetWebhookInput) Validate(allowPrivate bool) error {
 }
 
 func notTokenChar(r rune) bool { return r <= ' ' || r > '~' }
-
-// checkWebhookURL returns the URL to store or why it is refused. This is
-// the early, friendly check; the dispatcher's dialer refuses private
-// addresses again at connect time, whatever a name resolves to then.
-func checkWebhookURL(raw string, allowPrivate bool) (string, string) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return raw, "is required, e.g. https://example.com/hooks/cloudplane"
-	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Hostname() == "" || len(raw) > 2048 {
-		return raw, "must be an absolute URL of at most 2048 characters, e.g. https://example.com/hooks"
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	if u.Scheme != "https" && !(allowPrivate && u.Scheme == "http") {
-		return raw, "must use https"
-	}
-	if u.User != nil {
-		return raw, "must not contain credentials; the token is sent in the Authorization header"
-	}
-	host := strings.ToLower(u.Hostname())
-	private := host == "localhost" || strings.HasSuffix(host, ".localhost")
-	if addr, err := netip.ParseAddr(host); err == nil && !isPublicAddr(addr) {
-		private = true
-	}
-	if private && !allowPrivate {
-		return raw, "must not point to a private, loopback or link-local address"
-	}
-	u.Fragment = ""
-	return u.String(), ""
-}
 
 var errNoWebhook = &Error{Code: CodeNotFound, Message: "No webhook is set for this account",
 	Suggestion: "Set a webhook URL first"}
@@ -143,6 +111,9 @@ func (s *Store) Webhook(ctx context.Context, actor Actor, accountID string) (*We
 // never the token.
 func (s *Store) SetWebhook(ctx context.Context, actor Actor, in SetWebhookInput) (*WebhookEndpoint, string, error) {
 	if err := in.Validate(s.cfg.WebhookAllowPrivate); err != nil {
+		return nil, "", err
+	}
+	if err := s.checkWebhookHost(ctx, in.URL); err != nil {
 		return nil, "", err
 	}
 	var token string

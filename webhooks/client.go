@@ -7,11 +7,20 @@ import (
 	"time"
 
 	"code.dny.dev/ssrf"
+
+	"cloudplane/models"
 )
 
 // errNotHTTPS refuses plain http when private destinations are not allowed:
 // a webhook carries a bearer token and ticket contents.
 var errNotHTTPS = errors.New("webhook URLs must use https")
+
+// maxResponseHeaderBytes bounds the status line and headers read from a
+// receiver (Go's default is 10 MB); a larger answer fails the attempt
+// before it is held in memory. It is twice what the log keeps
+// (models.MaxStoredHeaderBytes), so a receiver with a few large headers
+// still gets its 2xx counted; the excess is cut when the attempt is stored.
+const maxResponseHeaderBytes = 2 * models.MaxStoredHeaderBytes
 
 // newClient builds the HTTP client deliveries go through. Unless
 // AllowPrivate, its dialer checks every address it is about to connect to
@@ -28,14 +37,15 @@ func newClient(cfg Config) *http.Client {
 		dialer.Control = ssrf.New(ssrf.WithAnyPort()).Safe
 	}
 	transport := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   cfg.Timeout,
-		ResponseHeaderTimeout: cfg.Timeout,
-		MaxIdleConns:          4 * cfg.Workers,
-		MaxIdleConnsPerHost:   cfg.Workers,
-		IdleConnTimeout:       90 * time.Second,
+		Proxy:                  nil,
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		TLSHandshakeTimeout:    cfg.Timeout,
+		ResponseHeaderTimeout:  cfg.Timeout,
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
+		MaxIdleConns:           4 * cfg.Workers,
+		MaxIdleConnsPerHost:    cfg.Workers,
+		IdleConnTimeout:        90 * time.Second,
 	}
 	return &http.Client{
 		Transport: transport,

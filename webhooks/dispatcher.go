@@ -96,6 +96,7 @@ type Dispatcher struct {
 	wake     chan struct{}
 	finished chan finished // attempts for the recorder to store
 	backlog  atomic.Bool   // the last claim filled every worker: more may be due
+	busy     endpointLoad  // attempts in flight here, per endpoint
 }
 
 // New returns a dispatcher over store.
@@ -169,14 +170,18 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 		for _, job := range jobs {
 			slots <- struct{}{}
 			wg.Add(1)
+			d.busy.add(job.EndpointID, 1)
 			go func() {
 				defer wg.Done()
 				d.deliver(sends, job)
 				<-slots
-				// With a backlog, claim again once a quarter of the workers
-				// are idle: one claim per finished attempt would make the
-				// claim's commit the bottleneck.
-				if d.backlog.Load() && cap(slots)-len(slots) >= max(1, cap(slots)/4) {
+				// An endpoint this process kept at its cap may have more
+				// due: claim for its freed slot now rather than at the
+				// next poll. With a backlog, claim again once a quarter of
+				// the workers are idle: one claim per finished attempt
+				// would make the claim's commit the bottleneck.
+				wasFull := d.busy.add(job.EndpointID, -1) >= d.store.WebhookEndpointConcurrency()
+				if wasFull || d.backlog.Load() && cap(slots)-len(slots) >= max(1, cap(slots)/4) {
 					select {
 					case freed <- struct{}{}:
 					default:
@@ -281,4 +286,26 @@ func (d *Dispatcher) releaseAll() {
 	if err := d.store.ReleaseWebhookDeliveries(ctx, d.owner); err != nil {
 		d.cfg.Log.Error("webhooks: releasing leases on shutdown failed", "err", err)
 	}
+}
+
+// endpointLoad counts attempts in flight per endpoint. It only decides
+// when to claim again; the cap itself is counted from leases in the
+// database, across processes.
+type endpointLoad struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// add changes endpoint's count by delta and returns the count before.
+func (l *endpointLoad) add(endpoint string, delta int) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == nil {
+		l.n = map[string]int{}
+	}
+	before := l.n[endpoint]
+	if l.n[endpoint] = before + delta; l.n[endpoint] == 0 {
+		delete(l.n, endpoint)
+	}
+	return before
 }

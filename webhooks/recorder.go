@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"cloudplane/models"
@@ -63,11 +64,39 @@ func (d *Dispatcher) storeBatch(batch []finished) {
 	if err != nil && len(batch) > 1 {
 		// One record the database refuses must not lose the others.
 		for _, f := range batch {
-			f.stored <- d.store.RecordWebhookAttempts(ctx, d.owner, []models.AttemptRecord{f.AttemptRecord})
+			f.stored <- d.storeOne(ctx, f.AttemptRecord)
 		}
 		return
+	}
+	if err != nil {
+		err = d.storeBare(ctx, batch[0].AttemptRecord, err)
 	}
 	for _, f := range batch {
 		f.stored <- err
 	}
+}
+
+func (d *Dispatcher) storeOne(ctx context.Context, rec models.AttemptRecord) error {
+	err := d.store.RecordWebhookAttempts(ctx, d.owner, []models.AttemptRecord{rec})
+	if err != nil {
+		err = d.storeBare(ctx, rec, err)
+	}
+	return err
+}
+
+// storeBare stores an attempt that the database refused once more,
+// without anything the receiver chose (headers, body, error text), so
+// that the delivery still moves on: an attempt left unrecorded keeps its
+// lease until it expires, and the delivery is then sent again, forever.
+func (d *Dispatcher) storeBare(ctx context.Context, rec models.AttemptRecord, cause error) error {
+	a := rec.Attempt
+	rec.Attempt = models.WebhookAttempt{URL: a.URL, StartedAt: a.StartedAt, Duration: a.Duration,
+		RemoteAddr: a.RemoteAddr, StatusCode: a.StatusCode, Succeeded: a.Succeeded, ErrorKind: a.ErrorKind,
+		RequestHeaders: a.RequestHeaders, ResponseHeaders: map[string][]string{},
+		Error: "the attempt's details could not be stored: " + cause.Error()}
+	if err := d.store.RecordWebhookAttempts(ctx, d.owner, []models.AttemptRecord{rec}); err != nil {
+		return fmt.Errorf("%w (and without its details: %w)", cause, err)
+	}
+	d.cfg.Log.Error("webhooks: stored an attempt without its details", "delivery", rec.Job.DeliveryID, "err", cause)
+	return nil
 }

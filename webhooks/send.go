@@ -87,8 +87,15 @@ func (d *Dispatcher) send(ctx context.Context, job models.DeliveryJob) models.We
 	return a
 }
 
+// Bounds on the receiver's words quoted in an attempt's error.
+const (
+	maxQuotedStatus   = 128
+	maxQuotedLocation = 512
+)
+
 // capture records the answer: status, headers and at most MaxCapturedBody
-// bytes of the body, and judges it.
+// bytes of the body, and judges it. The headers are bounded by the
+// transport, and cut further when the attempt is stored.
 func (d *Dispatcher) capture(a *models.WebhookAttempt, res *http.Response) {
 	a.StatusCode, a.ResponseHeaders = res.StatusCode, res.Header
 	body, _ := io.ReadAll(io.LimitReader(res.Body, models.MaxCapturedBody+1))
@@ -101,9 +108,10 @@ func (d *Dispatcher) capture(a *models.WebhookAttempt, res *http.Response) {
 		a.Succeeded = true
 	case res.StatusCode >= 300 && res.StatusCode < 400:
 		a.ErrorKind = KindRedirect
-		a.Error = fmt.Sprintf("HTTP %d redirect to %q not followed", res.StatusCode, res.Header.Get("Location"))
+		a.Error = fmt.Sprintf("HTTP %d redirect to %q not followed", res.StatusCode,
+			models.Clip(res.Header.Get("Location"), maxQuotedLocation))
 	default:
-		a.ErrorKind, a.Error = KindHTTP, "HTTP "+res.Status
+		a.ErrorKind, a.Error = KindHTTP, "HTTP "+models.Clip(res.Status, maxQuotedStatus)
 	}
 }
 
@@ -145,5 +153,18 @@ func classify(err error) (kind, msg string) {
 	default:
 		kind = KindNetwork
 	}
-	return kind, err.Error()
+	return kind, models.Clip(describe(err), models.MaxErrorText)
+}
+
+// maxQuotedURL bounds the URL quoted in an error: the attempt keeps the
+// whole URL anyway, and a long one would push the cause out of the text.
+const maxQuotedURL = 128
+
+// describe is err's text with the URL it quotes shortened.
+func describe(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Sprintf("%s %q: %v", ue.Op, models.Clip(ue.URL, maxQuotedURL), ue.Err)
+	}
+	return err.Error()
 }

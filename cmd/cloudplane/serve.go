@@ -108,6 +108,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.InstanceBootTime = f.bootTime
 	cfg.Capacity = capacity
 	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
+	cfg.WebhookEndpointConcurrency = f.webhooks.perEndpoint
 	store := models.NewStore(db, models.WithConfig(cfg))
 	dispatch.Log, dispatch.Metrics = log, meters
 	if err := watchStore(meters, store); err != nil {

@@ -18,6 +18,7 @@ type webhookFlags struct {
 	timeout      time.Duration
 	retention    time.Duration
 	workers      int
+	perEndpoint  int
 }
 
 func (w *webhookFlags) register(fs *flag.FlagSet) {
@@ -28,6 +29,8 @@ func (w *webhookFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&w.timeout, "webhook-timeout", webhooks.DefaultTimeout, "time a webhook receiver has to answer")
 	fs.DurationVar(&w.retention, "webhook-retention", webhooks.DefaultRetention, "how long the webhook delivery log is kept")
 	fs.IntVar(&w.workers, "webhook-workers", webhooks.DefaultWorkers, "webhook deliveries in flight at once")
+	fs.IntVar(&w.perEndpoint, "webhook-endpoint-workers", models.DefaultWebhookEndpointConcurrency,
+		"webhook deliveries in flight at once to one endpoint, across replicas")
 }
 
 // config checks the flags and turns them into the dispatcher's settings.
@@ -43,6 +46,8 @@ func (w *webhookFlags) config() (webhooks.Config, error) {
 		return webhooks.Config{}, fmt.Errorf("--webhook-retention must be positive")
 	case w.workers <= 0:
 		return webhooks.Config{}, fmt.Errorf("--webhook-workers must be positive")
+	case w.perEndpoint <= 0:
+		return webhooks.Config{}, fmt.Errorf("--webhook-endpoint-workers must be positive")
 	}
 	return webhooks.Config{Schedule: schedule, Timeout: w.timeout, AllowPrivate: w.allowPrivate,
 		Workers: w.workers, Version: readBuild().Version}, nil

@@ -1,0 +1,127 @@
+package models_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// claimed counts jobs per endpoint.
+func claimed(jobs []models.DeliveryJob) map[string]int {
+	n := map[string]int{}
+	for _, j := range jobs {
+		n[j.EndpointID]++
+	}
+	return n
+}
+
+// Endpoints take turns: a burst to one does not come before another's
+// single event, and no endpoint gets more than its cap in flight until a
+// lease ends.
+func TestClaimTakesEndpointsInTurnWithinTheirCap(t *testing.T) {
+	f := newTicketFixture(t)
+	a := f.webhook(f.owner, "https://a.example.com/")
+	b := f.webhook(f.other, "https://b.example.com/")
+	for i := range 6 {
+		f.incident(f.owner, fmt.Sprint("burst ", i))
+	}
+	f.clock.Advance(time.Second)
+	f.incident(f.other, "single")
+
+	first, err := f.store.ClaimWebhookDeliveries(f.ctx, "one", 2, time.Minute)
+	if n := claimed(first); err != nil || n[a.ID] != 1 || n[b.ID] != 1 {
+		t.Fatalf("a claim of 2 took %v (%v), want one of each endpoint", n, err)
+	}
+	rest, _ := f.store.ClaimWebhookDeliveries(f.ctx, "two", 10, time.Minute)
+	if n := claimed(rest); n[a.ID] != models.DefaultWebhookEndpointConcurrency-1 || n[b.ID] != 0 {
+		t.Fatalf("the next claim took %v, want A up to its cap", n)
+	}
+	if more, _ := f.store.ClaimWebhookDeliveries(f.ctx, "three", 10, time.Minute); len(more) != 0 {
+		t.Fatalf("claimed %d past the cap", len(more))
+	}
+	due, err := f.store.NextWebhookDue(f.ctx)
+	if err != nil || due == nil || !due.After(f.clock.Now()) {
+		t.Fatalf("next due %v (%v): A's waiting deliveries cannot be claimed before a lease ends", due, err)
+	}
+	f.clock.Advance(time.Minute)
+	if again, _ := f.store.ClaimWebhookDeliveries(f.ctx, "four", 10, time.Minute); claimed(again)[a.ID] != models.DefaultWebhookEndpointConcurrency {
+		t.Fatalf("after the leases ended, claimed %v", claimed(again))
+	}
+}
+
+// Many dispatchers claiming at once, each through its own connection pool
+// (PostgreSQL when configured), never lease more of one endpoint's
+// deliveries than its cap, nor one delivery twice.
+func TestConcurrentClaimsKeepTheCap(t *testing.T) {
+	const claimers = 8
+	cfg := models.DefaultConfig()
+	cfg.PasswordCost = 4
+	clock := modelstest.NewClock()
+	dsn := modelstest.DSN(t)
+	stores := make([]*models.Store, claimers)
+	for i := range stores {
+		stores[i] = modelstest.OpenAt(t, dsn, models.WithConfig(cfg), models.WithClock(clock.Now))
+	}
+	f := &ticketFixture{t: t, ctx: t.Context(), store: stores[0], clock: clock}
+	owner, _ := modelstest.Owner(t, f.store, "owner@example.com")
+	other, _ := modelstest.Owner(t, f.store, "other@example.com")
+	f.owner, f.other = owner.Actor(), other.Actor()
+	a := f.webhook(f.owner, "https://a.example.com/")
+	b := f.webhook(f.other, "https://b.example.com/")
+	for i := range 20 {
+		f.incident(f.owner, fmt.Sprint("a ", i))
+		f.incident(f.other, fmt.Sprint("b ", i))
+	}
+	var mu sync.Mutex
+	seen := map[string]string{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, store := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for range 3 {
+				jobs, err := store.ClaimWebhookDeliveries(f.ctx, fmt.Sprint("claimer ", i), 3, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, j := range jobs {
+					if seen[j.DeliveryID] != "" {
+						t.Errorf("delivery %s claimed twice", j.DeliveryID)
+					}
+					seen[j.DeliveryID] = j.EndpointID
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	n := map[string]int{}
+	for _, endpoint := range seen {
+		n[endpoint]++
+	}
+	if n[a.ID] > models.DefaultWebhookEndpointConcurrency || n[b.ID] > models.DefaultWebhookEndpointConcurrency {
+		t.Fatalf("%v claimed by %d dispatchers at once, want at most the cap of %d per endpoint",
+			n, claimers, models.DefaultWebhookEndpointConcurrency)
+	}
+	// A claim that skipped a locked endpoint leaves its slots to the next:
+	// one more claim fills both endpoints to their cap, and no further.
+	last, err := stores[0].ClaimWebhookDeliveries(f.ctx, "last", 20, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for endpoint, k := range claimed(last) {
+		n[endpoint] += k
+	}
+	if n[a.ID] != models.DefaultWebhookEndpointConcurrency || n[b.ID] != models.DefaultWebhookEndpointConcurrency {
+		t.Fatalf("%v in flight after a last claim, want each endpoint at its cap of %d", n, models.DefaultWebhookEndpointConcurrency)
+	}
+}

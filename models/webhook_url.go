@@ -1,0 +1,175 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"code.dny.dev/ssrf"
+)
+
+// webhookGuard judges addresses at save time by the same IANA registries
+// as the dispatcher's dialer (webhooks/client.go), so the two checks agree.
+var webhookGuard = ssrf.New(ssrf.WithAnyPort())
+
+// webhookLookupTimeout bounds the DNS lookup made when a URL is saved.
+const webhookLookupTimeout = 2 * time.Second
+
+// Resolver looks names up; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// internalAddress is the field message for any internal destination.
+const internalAddress = "must not point to a private, loopback or link-local address"
+
+// checkWebhookURL returns the URL to store or why it is refused. This is
+// the early, friendly check; the dispatcher's dialer refuses internal
+// addresses again at connect time, whatever a name resolves to then.
+func checkWebhookURL(raw string, allowPrivate bool) (string, string) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return raw, "is required, e.g. https://example.com/hooks/cloudplane"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Hostname() == "" || len(raw) > 2048 {
+		return raw, "must be an absolute URL of at most 2048 characters, e.g. https://example.com/hooks"
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "https" && !(allowPrivate && u.Scheme == "http") {
+		return raw, "must use https"
+	}
+	if u.User != nil {
+		return raw, "must not contain credentials; the token is sent in the Authorization header"
+	}
+	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+	addr, isAddr, problem := hostAddr(host)
+	switch {
+	case problem != "":
+		return raw, problem
+	case isAddr:
+		// What is checked is what will be dialled: 0x7f.1 is stored as
+		// 127.0.0.1, which no resolver can read differently.
+		port := u.Port()
+		u.Host = addr.String()
+		if addr.Is6() {
+			u.Host = "[" + u.Host + "]"
+		}
+		if port != "" {
+			u.Host += ":" + port
+		}
+	}
+	internal := host == "localhost" || strings.HasSuffix(host, ".localhost") ||
+		isAddr && webhookGuard.SafeAddr(addr) != nil
+	if internal && !allowPrivate {
+		return raw, internalAddress
+	}
+	u.Fragment = ""
+	if len(u.String()) > 2048 {
+		return raw, "must be at most 2048 characters once normalised"
+	}
+	return u.String(), ""
+}
+
+// hostAddr reads host as an IP address in any spelling resolvers and
+// browsers accept: IPv6 (mapped IPv4 and NAT64 included, for the guard to
+// judge) and the inet_aton forms of IPv4, where 2130706433, 0177.0.0.1
+// and 0x7f.1 all mean 127.0.0.1. A host whose last label is a number but
+// that is no valid address is refused: browsers refuse it too, and no
+// public name ends in a number.
+func hostAddr(host string) (addr netip.Addr, isAddr bool, problem string) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.WithZone(""), true, ""
+	}
+	labels := strings.Split(host, ".")
+	if !isNumber(labels[len(labels)-1]) {
+		return netip.Addr{}, false, ""
+	}
+	if len(labels) > 4 {
+		return netip.Addr{}, false, "is not a valid IPv4 address"
+	}
+	var v uint64
+	for i, label := range labels {
+		n, err := parseIPv4Part(label)
+		last := i == len(labels)-1
+		if err != nil || !last && n > 255 || last && n >= 1<<(8*(5-len(labels))) {
+			return netip.Addr{}, false, "is not a valid IPv4 address"
+		}
+		if last {
+			v = v<<(8*(5-len(labels))) | n
+		} else {
+			v = v<<8 | n
+		}
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true, ""
+}
+
+// isNumber reports whether a label looks like a number (digits, or 0x
+// and hex digits), valid or not: the WHATWG URL standard's "ends in a
+// number".
+func isNumber(label string) bool {
+	digits, hex := label, false
+	if rest, ok := strings.CutPrefix(label, "0x"); ok {
+		digits, hex = rest, true
+	}
+	for _, c := range digits {
+		if !('0' <= c && c <= '9' || hex && 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return digits != "" || hex
+}
+
+func parseIPv4Part(label string) (uint64, error) {
+	switch {
+	case label == "":
+		return 0, fmt.Errorf("empty")
+	case strings.HasPrefix(label, "0x"):
+		if label == "0x" {
+			return 0, nil
+		}
+		return strconv.ParseUint(label[2:], 16, 32)
+	case len(label) > 1 && label[0] == '0':
+		return strconv.ParseUint(label[1:], 8, 32)
+	default:
+		return strconv.ParseUint(label, 10, 32)
+	}
+}
+
+// checkWebhookHost refuses a URL whose host name resolves, now, to an
+// internal address, so the owner learns at once rather than from failed
+// deliveries. The lookup is short and its failure is no refusal: DNS that
+// is slow or down here, or a name not yet published, says nothing about
+// where the name will point, and saving must not hang on someone else's
+// DNS; the dialer checks every connection anyway (DNS rebinding too).
+func (s *Store) checkWebhookHost(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || s.cfg.WebhookAllowPrivate {
+		return nil
+	}
+	host := strings.TrimRight(u.Hostname(), ".")
+	if _, isAddr, _ := hostAddr(host); isAddr {
+		return nil // judged by checkWebhookURL
+	}
+	resolver := s.cfg.WebhookResolver
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	ctx, cancel := context.WithTimeout(ctx, webhookLookupTimeout)
+	defer cancel()
+	addrs, err := resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil
+	}
+	for _, a := range addrs {
+		if webhookGuard.SafeAddr(a.Unmap()) != nil {
+			return InvalidField("url", fmt.Sprintf("%s: %s resolves to %s", internalAddress, host, a.Unmap()))
+		}
+	}
+	return nil
+}
