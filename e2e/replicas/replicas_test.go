@@ -42,7 +42,7 @@ func startCluster(t *testing.T) *cluster {
 		c.Close()
 	}
 	dsn := modelstest.EmptyDSN(t) // not even migrated: the replicas race to do it
-	testserver.Binary(t) // built before the clock starts
+	testserver.Binary(t)          // built before the clock starts
 	env := []string{"CLOUDPLANE_DATABASE=" + dsn, "CLOUDPLANE_REDIS_URL=redis://" + redisAddr,
 		"CLOUDPLANE_RATE_LIMIT=off", "CLOUDPLANE_WEBHOOK_ALLOW_PRIVATE=true",
 		"CLOUDPLANE_WEBHOOK_RETRY_SCHEDULE=1s", "CLOUDPLANE_INSTANCE_CAPACITY=gpu_1x_a10:us-east-1=10"}
