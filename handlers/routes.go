@@ -39,6 +39,7 @@ func routes(app *fiber.App, cfg Config) {
 	v1.Patch("/firewall-rulesets/:id", a.UpdateFirewallRuleset)
 	v1.Delete("/firewall-rulesets/:id", a.DeleteFirewallRuleset)
 
+	v1.Get("/images", a.Images)
 	v1.Get("/instance-types", a.InstanceTypes)
 	v1.Get("/instances", a.Instances)
 	v1.Get("/instances/:id", a.Instance)
