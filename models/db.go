@@ -35,7 +35,12 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 		TranslateError:         true,
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
-		PrepareStmt:            true,
+		// No GORM statement cache: its lock was held by a goroutine waiting
+		// for a pool connection while connection holders waited for the
+		// lock, which stopped a busy PostgreSQL server for good. pgx caches
+		// prepared statements per connection instead (its default exec
+		// mode), so a transaction reuses them with no lock between
+		// connections.
 		NowFunc:                func() time.Time { return dbTime(time.Now()) },
 	}
 	var db *gorm.DB
