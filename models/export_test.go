@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"time"
 
 	"gorm.io/gorm"
@@ -18,4 +19,17 @@ func AuditPageStatement(db *gorm.DB, accountID string, in AuditEventsInput, at t
 	}
 	stmt := auditPageQuery(db.Session(&gorm.Session{DryRun: true}), accountID, &in, after).Find(&[]AuditEvent{}).Statement
 	return stmt.SQL.String(), stmt.Vars, nil
+}
+
+// LockAccountAndWait runs a write that locks the account, reports that it
+// holds the lock on held, and waits for release before it commits.
+func (s *Store) LockAccountAndWait(ctx context.Context, accountID string, held chan<- struct{}, release <-chan struct{}) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		if _, err := lockAccount(tx, accountID); err != nil {
+			return err
+		}
+		held <- struct{}{}
+		<-release
+		return nil
+	})
 }
