@@ -57,9 +57,8 @@ p99() { awk '$1 == "99%" { v = $2; f = 1
   if (v ~ /us$/) f = 0.001; else if (v ~ /ms$/) f = 1; else if (v ~ /s$/) f = 1000
   sub(/[a-z]+$/, "", v); printf "%.2f\n", v * f }' "$1"; }
 non2xx() { awk '/Non-2xx or 3xx responses:/ {print $5}' "$1"; }
-# errors: answers that were not 2xx plus wrk's socket errors (timeouts too).
-errors() { awk '/Non-2xx or 3xx responses:/ {n += $5} /Socket errors:/ {gsub(",", ""); n += $4 + $6 + $8 + $10}
-  END {print n + 0}' "$1"; }
+# wrk's socket errors (connect, read, write, timeout); non2xx counts the rest.
+sockerr() { awk '/Socket errors:/ {gsub(",", ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$1"; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 
