@@ -33,3 +33,6 @@ func (s *Store) LockAccountAndWait(ctx context.Context, accountID string, held c
 		return nil
 	})
 }
+
+// Write is the store's write, for tests of its plumbing.
+func (s *Store) Write(ctx context.Context, fn func(tx *gorm.DB) error) error { return s.write(ctx, fn) }

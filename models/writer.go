@@ -109,19 +109,22 @@ func (w *sqliteWriter) run(ctx context.Context, fn func(tx *gorm.DB) error) erro
 	}
 	defer w.gate.Release(1)
 	tx := w.db.WithContext(ctx)
-	if err := tx.Exec("BEGIN IMMEDIATE").Error; err != nil {
-		return err
-	}
 	committed := false
 	defer func() { // also when fn panics
 		if !committed {
 			w.rollback()
 		}
 	}()
+	// An interrupted BEGIN may have begun all the same: rollback sees to it.
+	if err := tx.Exec("BEGIN IMMEDIATE").Error; err != nil {
+		return err
+	}
 	if err := fn(tx); err != nil {
 		return err
 	}
-	if err := tx.Exec("COMMIT").Error; err != nil {
+	// A commit, once asked for, is not interrupted: its caller would not
+	// know whether the change was made.
+	if err := w.db.WithContext(context.WithoutCancel(ctx)).Exec("COMMIT").Error; err != nil {
 		return err
 	}
 	committed = true
