@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -37,6 +38,7 @@ type sqliteWriter struct {
 	commits int
 	kick    chan struct{}
 	done    chan struct{}
+	closing sync.Once
 }
 
 // checkpointEvery is how many commits the writer makes between WAL
@@ -158,8 +160,11 @@ func (w *sqliteWriter) rollback() {
 	})
 }
 
+// close may be called more than once, as Store.Close may.
 func (w *sqliteWriter) close() error {
-	close(w.done)
-	w.stmts.Close()
+	w.closing.Do(func() {
+		close(w.done)
+		w.stmts.Close()
+	})
 	return w.sql.Close()
 }

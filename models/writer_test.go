@@ -127,3 +127,10 @@ func TestFailedWritesLeaveTheWriterUsable(t *testing.T) {
 		t.Fatalf("email %q, want only the last write's", got.Email)
 	}
 }
+
+// The app closes its store at shutdown and tests close it again.
+func TestStoreClosesTwice(t *testing.T) {
+	store := modelstest.Open(t)
+	_ = store.Close()
+	_ = store.Close()
+}
