@@ -59,5 +59,5 @@ func (s *Store) accountVersion(ctx context.Context, accountID string) (int64, er
 // its objects are read again. The store's operations do this themselves;
 // it is for rows written around them (test fixtures, manual repairs).
 func (s *Store) AccountChanged(ctx context.Context, accountID string) error {
-	return bumpAccountVersion(s.db.WithContext(ctx), accountID)
+	return s.write(ctx, func(tx *gorm.DB) error { return bumpAccountVersion(tx, accountID) })
 }

@@ -222,5 +222,7 @@ func (s *Store) loadPrincipal(ctx context.Context, hash string) (principal, erro
 func (s *Store) touchAPIKey(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = s.db.WithContext(ctx).Model(&APIKey{}).Where("id = ?", id).Update("last_used_at", s.Now()).Error
+	_ = s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Model(&APIKey{}).Where("id = ?", id).Update("last_used_at", s.Now()).Error
+	})
 }

@@ -29,21 +29,17 @@ func IsPostgres(dsn string) bool {
 // a path to a SQLite file, created (with its folder) when missing. It pings
 // before returning so that an unreachable database is reported at once.
 func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
-	cfg := &gorm.Config{
-		// Unique violations read the same on both databases
-		// (gorm.ErrDuplicatedKey), so models translate them once.
-		TranslateError:         true,
-		Logger:                 logger.Discard,
-		SkipDefaultTransaction: true,
-		PrepareStmt:            true,
-		NowFunc:                func() time.Time { return dbTime(time.Now()) },
-	}
 	var db *gorm.DB
 	var err error
 	if IsPostgres(dsn) {
-		db, err = gorm.Open(postgres.Open(dsn), cfg)
+		// No GORM statement cache: its lock was held by a goroutine waiting
+		// for a pool connection while connection holders waited for the
+		// lock, which stopped a busy server for good. pgx caches prepared
+		// statements per connection instead (its default exec mode), so a
+		// transaction reuses them with no lock between connections.
+		db, err = gorm.Open(postgres.Open(dsn), gormConfig())
 	} else {
-		db, err = openSQLite(dsn, cfg)
+		db, err = openSQLite(dsn)
 	}
 	if err != nil {
 		// gorm.Open already dials PostgreSQL; a failure there is the server
@@ -64,7 +60,20 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 	return db, nil
 }
 
-func openSQLite(path string, cfg *gorm.Config) (*gorm.DB, error) {
+func gormConfig() *gorm.Config {
+	return &gorm.Config{
+		// Unique violations read the same on both databases
+		// (gorm.ErrDuplicatedKey), so models translate them once.
+		TranslateError:         true,
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		NowFunc:                func() time.Time { return dbTime(time.Now()) },
+	}
+}
+
+// openSQLite opens the read pool, and beside it the one connection all
+// writes go through (sqliteWriter), attached to the read pool for NewStore.
+func openSQLite(path string) (*gorm.DB, error) {
 	if path == "" {
 		return nil, errors.New("empty database path")
 	}
@@ -73,16 +82,32 @@ func openSQLite(path string, cfg *gorm.Config) (*gorm.DB, error) {
 			return nil, err
 		}
 	}
-	// WAL lets readers run beside the writer; busy_timeout queues writers
-	// instead of failing them; _txlock=immediate takes the write lock at
-	// BEGIN so two transactions never deadlock upgrading read locks; NORMAL
+	// WAL lets readers run beside the writer; busy_timeout is a safety net
+	// for other processes writing the file (CLI commands), as this one's
+	// writers queue in Go; _txlock=immediate takes the write lock at BEGIN
+	// (for transactions outside the writer, such as migrations) so two
+	// transactions never deadlock upgrading read locks; NORMAL
 	// sync is durable in WAL mode except for the last commits on power loss.
 	// Each connection has its own page cache, so its size times the pool's
 	// is what SQLite may hold in memory: 2 MB (SQLite's default) each; the
 	// operating system caches the file beneath.
 	dsn := "file:" + path + "?_busy_timeout=10000&_journal_mode=WAL&_foreign_keys=on" +
 		"&_synchronous=NORMAL&_txlock=immediate&_cache_size=-2000"
-	return gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn}), cfg)
+	db, err := gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn}), gormConfig())
+	if err != nil {
+		return nil, err
+	}
+	w, err := newSQLiteWriter(db, dsn)
+	if err == nil {
+		err = db.Use(w)
+	}
+	if err != nil {
+		if sqlDB, e := db.DB(); e == nil {
+			_ = sqlDB.Close()
+		}
+		return nil, err
+	}
+	return db, nil
 }
 
 // poolSize bounds the connections one process keeps to its database, and

@@ -29,3 +29,19 @@ var MigrateTo = migrateTo
 func (s *Store) RunInPasswordSlot(ctx context.Context, fn func()) error {
 	return s.passwords.run(ctx, fn)
 }
+
+// LockAccountAndWait runs a write that locks the account, reports that it
+// holds the lock on held, and waits for release before it commits.
+func (s *Store) LockAccountAndWait(ctx context.Context, accountID string, held chan<- struct{}, release <-chan struct{}) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		if _, err := lockAccount(tx, accountID); err != nil {
+			return err
+		}
+		held <- struct{}{}
+		<-release
+		return nil
+	})
+}
+
+// Write is the store's write, for tests of its plumbing.
+func (s *Store) Write(ctx context.Context, fn func(tx *gorm.DB) error) error { return s.write(ctx, fn) }

@@ -149,14 +149,14 @@ func (s *Store) CreateFilesystem(ctx context.Context, actor Actor, in CreateFile
 	fs := Filesystem{ID: NewID(), AccountID: accountID, Name: in.Name, RegionName: in.Region,
 		CreatedByUserID: actor.UserID, CreatedAt: now, UpdatedAt: now}
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		a, err := lockAccount(tx, accountID)
+		a, used, err := lockAccountCounting(tx, accountID, "filesystems")
 		if err != nil {
 			return err
 		}
 		if err := a.requireBillingAddress(); err != nil {
 			return err
 		}
-		if err := checkQuota(tx, &Filesystem{}, accountID, a.FilesystemQuota, "filesystems"); err != nil {
+		if err := checkQuota(used, a.FilesystemQuota, "filesystems"); err != nil {
 			return err
 		}
 		// The unique index decides between concurrent creates of one name.

@@ -186,11 +186,11 @@ func (s *Store) CreateFirewallRuleset(ctx context.Context, actor Actor, in Creat
 	r := FirewallRuleset{ID: NewID(), AccountID: accountID, Name: in.Name, RegionName: in.Region,
 		Rules: in.Rules, CreatedAt: now, UpdatedAt: now}
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		a, err := lockAccount(tx, accountID)
+		a, used, err := lockAccountCounting(tx, accountID, "firewall_rulesets")
 		if err != nil {
 			return err
 		}
-		if err := checkQuota(tx, &FirewallRuleset{}, accountID, a.RulesetQuota, "firewall rulesets"); err != nil {
+		if err := checkQuota(used, a.RulesetQuota, "firewall rulesets"); err != nil {
 			return err
 		}
 		if err := tx.Create(&r).Error; err != nil {

@@ -125,8 +125,9 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, *Us
 	}
 	now := s.Now()
 	if now.Sub(sess.LastSeenAt) > s.cfg.SessionIdleTimeout || now.Sub(sess.CreatedAt) > s.cfg.SessionMaxAge {
-		if err := s.read(ctx).Delete(&Session{}, "id = ?", sess.ID).Error; err != nil {
-			return nil, nil, translate(err)
+		err := s.write(ctx, func(tx *gorm.DB) error { return tx.Delete(&Session{}, "id = ?", sess.ID).Error })
+		if err != nil {
+			return nil, nil, err
 		}
 		return nil, nil, ErrNoSession
 	}
@@ -138,8 +139,9 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, *Us
 	}
 	if now.Sub(sess.LastSeenAt) >= sessionTouchInterval {
 		sess.LastSeenAt = now
-		if err := s.read(ctx).Model(&sess).Update("last_seen_at", now).Error; err != nil {
-			return nil, nil, translate(err)
+		err := s.write(ctx, func(tx *gorm.DB) error { return tx.Model(&sess).Update("last_seen_at", now).Error })
+		if err != nil {
+			return nil, nil, err
 		}
 	}
 	return &sess, u, nil
@@ -174,14 +176,16 @@ func (s *Store) SignOut(ctx context.Context, token string) error {
 // happened. It is a note to the user, not a change of state, so it is not
 // audited.
 func (s *Store) SetSessionFlash(ctx context.Context, sessionID, msg string) error {
-	return translate(s.read(ctx).Model(&Session{}).Where("id = ?", sessionID).
-		Update("flash", truncate(msg, 512)).Error)
+	return s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Model(&Session{}).Where("id = ?", sessionID).Update("flash", truncate(msg, 512)).Error
+	})
 }
 
 // ClearSessionFlash forgets the message once a page has shown it.
 func (s *Store) ClearSessionFlash(ctx context.Context, sessionID string) error {
-	return translate(s.read(ctx).Model(&Session{}).Where("id = ? AND flash <> ''", sessionID).
-		Update("flash", "").Error)
+	return s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Model(&Session{}).Where("id = ? AND flash <> ''", sessionID).Update("flash", "").Error
+	})
 }
 
 func randomHex(n int) string {

@@ -22,17 +22,18 @@ type Setting struct {
 // the secret exists it is a plain read, so callers on a request path (page
 // tokens) cost no write.
 func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
-	db := s.db.WithContext(ctx)
 	var stored Setting
-	err := db.Where("name = ?", "secret:"+name).Take(&stored).Error
+	err := s.read(ctx).Where("name = ?", "secret:"+name).Take(&stored).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		var b [32]byte
 		_, _ = rand.Read(b[:])
 		candidate := Setting{Name: "secret:" + name, Value: hex.EncodeToString(b[:])}
-		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&candidate).Error; err != nil {
-			return nil, err
-		}
-		err = db.Where("name = ?", candidate.Name).Take(&stored).Error
+		err = s.write(ctx, func(tx *gorm.DB) error {
+			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&candidate).Error; err != nil {
+				return err
+			}
+			return tx.Where("name = ?", candidate.Name).Take(&stored).Error
+		})
 	}
 	if err != nil {
 		return nil, err

@@ -10,6 +10,11 @@ import (
 // every request's path skip GORM's statement building and reflection.
 // database/sql re-prepares a statement on each pooled connection as needed.
 // Preparing is lazy: the store may be built before the schema is migrated.
+//
+// The lock guards only the map, never a wait for a connection: preparing
+// needs one, and a caller that holds one while it waits for the lock
+// would stop the pool once all connections are held that way. Two first
+// callers may both prepare; the loser closes its copy.
 type statements struct {
 	db *sql.DB
 	mu sync.RWMutex
@@ -27,14 +32,15 @@ func (p *statements) prepare(ctx context.Context, query string) (*sql.Stmt, erro
 	if ok {
 		return stmt, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if stmt, ok := p.m[query]; ok {
-		return stmt, nil
-	}
 	stmt, err := p.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if kept, ok := p.m[query]; ok {
+		_ = stmt.Close()
+		return kept, nil
 	}
 	p.m[query] = stmt
 	return stmt, nil

@@ -63,10 +63,14 @@ func DefaultConfig() Config {
 // Store owns the database and every domain operation. Both front doors
 // (handlers/api and handlers/web) call its methods; nothing else writes.
 type Store struct {
-	db   *gorm.DB
-	now  Clock
-	cfg  Config
-	keys *keyCache
+	db *gorm.DB
+	// writer, on SQLite, is the one connection writes go through, in turn.
+	// PostgreSQL has none: its writers run side by side, kept apart by row
+	// locks and constraints, which also hold between replicas.
+	writer *sqliteWriter
+	now    Clock
+	cfg    Config
+	keys   *keyCache
 	// secrets caches server-wide secrets by name (cachedSecret).
 	secrets sync.Map
 	// passwords bounds the bcrypt work running at once (password.go).
@@ -94,7 +98,7 @@ func WithConfig(c Config) Option { return func(s *Store) { s.cfg = c } }
 
 // NewStore wraps an open, migrated database.
 func NewStore(db *gorm.DB, opts ...Option) *Store {
-	s := &Store{db: db, now: SystemClock, cfg: DefaultConfig(), wake: func() {}}
+	s := &Store{db: db, writer: writerOf(db), now: SystemClock, cfg: DefaultConfig(), wake: func() {}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -143,16 +147,29 @@ func (s *Store) Close() error {
 		return err
 	}
 	s.stmts.close()
+	if s.writer != nil {
+		_ = s.writer.close()
+	}
 	return sqlDB.Close()
 }
 
 // write runs fn in one transaction and translates storage errors into
-// coded ones, so that no handler ever sees a driver error.
+// coded ones, so that no handler ever sees a driver error. Every write goes
+// through it, so that SQLite's writes wait their turn (sqliteWriter); a
+// write whose context ends while it waits returns the context's error.
+//
+// fn must use only tx: a read through s.read inside it would hold one
+// connection while waiting for another, and a nested write would wait for
+// itself. TestManyClientsOnASmallPoolAllFinish catches both.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	if s.writer != nil {
+		return translate(s.writer.run(ctx, fn))
+	}
 	return translate(s.db.WithContext(ctx).Transaction(fn))
 }
 
-// read returns a session for queries outside a transaction.
+// read returns a session for queries outside a transaction. Nothing
+// writes through it.
 func (s *Store) read(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 
 // translate maps storage failures to coded errors. Domain errors pass

@@ -1,10 +1,13 @@
 // Command benchtool prepares and measures cloudplane for scripts/bench/run.sh:
 //
-//	benchtool seed --database PATH --accounts 100 --filesystems 10 --keys FILE
+//	benchtool seed --database PATH --accounts 100 --filesystems 10 --keys FILE [--filesystem-quota N]
 //	benchtool startup --binary PATH
+//	benchtool pgdb create|drop --url URL
 //
 // seed builds the benchmark's accounts through the same domain operations
-// the API uses; startup times a fresh process from exec to a 200 on /healthz.
+// the API uses; startup times a fresh process from exec to a 200 on /healthz;
+// pgdb creates a fresh PostgreSQL database on the server at URL and prints
+// its URL, or drops one it created.
 package main
 
 import (
@@ -24,7 +27,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchtool seed|startup [flags]")
+		fmt.Fprintln(os.Stderr, "usage: benchtool seed|startup|pgdb [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -33,6 +36,8 @@ func main() {
 		err = seed(os.Args[2:])
 	case "startup":
 		err = startup(os.Args[2:])
+	case "pgdb":
+		err = pgdb(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -48,6 +53,7 @@ func seed(args []string) error {
 	accounts := fs.Int("accounts", 100, "accounts to create")
 	perAccount := fs.Int("filesystems", 10, "filesystems per account")
 	keysFile := fs.String("keys", "", "file to write one API key per line to")
+	quota := fs.Int("filesystem-quota", 0, "filesystems each account may have (0: the default), enough for the write benchmark")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,6 +67,9 @@ func seed(args []string) error {
 	}
 	cfg := models.DefaultConfig()
 	cfg.PasswordCost = 4 // the benchmark measures API keys, not sign-ins
+	if *quota > 0 {
+		cfg.DefaultFilesystemQuota = *quota
+	}
 	store := models.NewStore(db, models.WithConfig(cfg))
 	defer store.Close()
 	var keys []string

@@ -1,0 +1,136 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// A write that waits for another (for SQLite's one writer, or PostgreSQL's
+// account row lock) gives up when its request's context ends, with the
+// context's error, which the front doors answer as unavailable, rather
+// than a conflict after a busy timeout or no answer at all.
+func TestWaitingWriteHonoursItsDeadline(t *testing.T) {
+	store := modelstest.Open(t)
+	u, _ := modelstest.Owner(t, store, "waiter@example.com")
+	held, release := make(chan struct{}, 1), make(chan struct{})
+	holder := make(chan error, 1)
+	go func() { holder <- store.LockAccountAndWait(context.Background(), *u.AccountID, held, release) }()
+	select {
+	case <-held:
+	case err := <-holder:
+		t.Fatalf("holder: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first write did not start within 30 s")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := store.CreateFilesystem(ctx, u.Actor(), models.CreateFilesystemInput{Name: "late", Region: "us-east-1"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiting create: %v, want the context's deadline error", err)
+	}
+	close(release)
+	if err := <-holder; err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	// The queue moves on: the next write goes through.
+	if _, err := store.CreateFilesystem(context.Background(), u.Actor(), models.CreateFilesystemInput{Name: "next", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Many clients creating at once in one account all succeed: none fails
+// with a conflict after a busy timeout, and the quota counts every create.
+func TestConcurrentCreatesAllSucceed(t *testing.T) {
+	cfg := models.DefaultConfig()
+	cfg.PasswordCost = 4
+	cfg.DefaultFilesystemQuota = 150
+	store := modelstest.Open(t, models.WithConfig(cfg))
+	u, _ := modelstest.Owner(t, store, "many@example.com")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const clients = 200
+	errs := make([]error, clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() {
+			_, errs[i] = store.CreateFilesystem(ctx, u.Actor(), models.CreateFilesystemInput{Name: fmt.Sprintf("fs-%d", i), Region: "us-east-1"})
+		})
+	}
+	wg.Wait()
+	created, refused := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			created++
+		case models.ErrorCode(err) == models.CodeQuotaExceeded:
+			refused++
+		default:
+			t.Fatalf("create failed on %s: %v", modelstest.Backend(), err)
+		}
+	}
+	if created != 150 || refused != clients-150 {
+		t.Fatalf("%d created, %d refused by the quota; want 150 and %d", created, refused, clients-150)
+	}
+}
+
+// A write that panics, or whose context ends inside its transaction,
+// leaves nothing behind: its change is rolled back and the next write
+// (on SQLite, on the same connection) starts a transaction of its own.
+func TestFailedWritesLeaveTheWriterUsable(t *testing.T) {
+	store := modelstest.Open(t)
+	u, _ := modelstest.Owner(t, store, "usable@example.com")
+	insert := func(tx *gorm.DB, name string) error {
+		return tx.Exec("UPDATE users SET email = ? WHERE id = ?", name+"@example.com", u.ID).Error
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the write's panic was swallowed")
+			}
+		}()
+		_ = store.Write(context.Background(), func(tx *gorm.DB) error {
+			if err := insert(tx, "panicked"); err != nil {
+				return err
+			}
+			panic("in the transaction")
+		})
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	err := store.Write(ctx, func(tx *gorm.DB) error {
+		if err := insert(tx, "cancelled"); err != nil {
+			return err
+		}
+		cancel()
+		return tx.Exec("SELECT 1").Error
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled write: %v", err)
+	}
+	if err := store.Write(context.Background(), func(tx *gorm.DB) error { return insert(tx, "last") }); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.User(context.Background(), u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Email != "last@example.com" {
+		t.Fatalf("email %q, want only the last write's", got.Email)
+	}
+}
+
+// The app closes its store at shutdown and tests close it again.
+func TestStoreClosesTwice(t *testing.T) {
+	store := modelstest.Open(t)
+	_ = store.Close()
+	_ = store.Close()
+}

@@ -1,0 +1,63 @@
+# Write benchmark, sourced by run.sh: POST /api/v1/filesystems with unique
+# names over 20 accounts' keys, rate limits off, at 4 and 64 connections;
+# cloudplane on SQLite against the naive fiber-gorm-sqlite baseline (a GORM
+# key lookup, then the filesystem and an audit row in one transaction),
+# interleaved, and cloudplane on PostgreSQL when PG_URL is set. wrk waits
+# up to 30 s for an answer, so that slow answers count in the latencies
+# instead of vanishing as timeouts.
+serve_writes() { # name port database: seed 20 accounts and serve them
+  # The quota is out of reach: the benchmark measures creates, not refusals.
+  "$work/benchtool" seed --database "$3" --accounts 20 --filesystems 0 \
+    --filesystem-quota 100000000 --keys "$work/$1-keys.txt"
+  start "$1" "$2" "$work/cloudplane" serve --addr "127.0.0.1:$2" --database "$3" \
+    --rate-limit off --launch-rate-limit off --log-level warn
+  wait_healthy "http://127.0.0.1:$2"
+}
+echo "seeding 20 accounts for writes"
+serve_writes sqlite 18084 "$work/write.db"
+targets="sqlite=http://127.0.0.1:18084"
+if [ -x "$work/fiber-gorm-sqlite" ]; then
+  for i in $(seq 20); do printf 'bench-key-%04d\n' "$i"; done >"$work/naive-keys.txt"
+  start naive 18085 "$work/fiber-gorm-sqlite" -addr 127.0.0.1:18085 -db "$work/naive.db"
+  for _ in $(seq 500); do curl -fs -o /dev/null -H 'Authorization: Bearer bench-key-0001' http://127.0.0.1:18085/api/v1/filesystems && break; sleep 0.01; done
+  targets="naive=http://127.0.0.1:18085 $targets"
+fi
+if [ -n "$PG_URL" ]; then
+  pgdb=$("$work/benchtool" pgdb create --url "$PG_URL")
+  serve_writes postgres 18086 "$pgdb"
+  targets="$targets postgres=http://127.0.0.1:18086"
+else
+  echo "no BENCH_POSTGRES_URL or CLOUDPLANE_TEST_POSTGRES_URL: writes on SQLite only"
+fi
+
+for r in $(seq "$ROUNDS"); do
+  echo "round $r/$ROUNDS"
+  for c in 64 4; do
+    for t in $targets; do
+      name=${t%%=*}
+      BENCH_KEYS="$work/$name-keys.txt" BENCH_PREFIX="r$r-c$c" wrk -t2 -c$c -d"$DURATION" --timeout 30s --latency \
+        -s scripts/bench/create.lua "${t#*=}/api/v1/filesystems" >"$work/post-$name-c$c-$r.txt"
+    done
+  done
+done
+
+echo
+echo "| POST /api/v1/filesystems | conns | creates/s (median of $ROUNDS) | p99 (worst round) | non-2xx / socket errors (all rounds) | vs naive creates/s | target |"
+echo "|---|---|---|---|---|---|---|"
+for c in 64 4; do
+  naive_rps=
+  for t in $targets; do
+    name=${t%%=*}
+    f() { for r in $(seq "$ROUNDS"); do "$1" "$work/post-$name-c$c-$r.txt"; done; }
+    w_rps=$(f rps | median)
+    w_p99=$(f p99 | sort -g | tail -n 1)
+    w_err="$(f non2xx | awk '{n += $1} END {print n + 0}') / $(f sockerr | awk '{n += $1} END {print n}')"
+    [ "$name" = naive ] && naive_rps=$w_rps
+    vs=-
+    [ -n "$naive_rps" ] && [ "$name" != naive ] && vs=$(ratio "$w_rps" "$naive_rps")
+    target=
+    [ "$name" = sqlite ] && target=$([ "$c" = 64 ] && echo ">= 1.5x, p99 <= 30 ms, 0 errors" || echo "p99 <= 10 ms, 0 errors")
+    echo "| $name | $c | $w_rps | ${w_p99}ms | $w_err | $vs | $target |"
+  done
+done
+kill ${sqlite_pid:-} ${naive_pid:-} ${postgres_pid:-} 2>/dev/null || true
