@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -163,7 +164,7 @@ func TestErrorLogsCarryTheRequestID(t *testing.T) {
 	store := modelstest.Open(t)
 	_, key := modelstest.Owner(t, store, "boom@example.com")
 	app, logs := jsonLogApp(t, store, Config{extraAPIRoutes: func(r fiber.Router) {
-		r.Get("/boom", func(*fiber.Ctx) error { return context.DeadlineExceeded })
+		r.Get("/boom", func(*fiber.Ctx) error { return errors.New("boom") })
 	}})
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/boom", nil)
 	req.Header.Set("Authorization", "Bearer "+key)

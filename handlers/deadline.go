@@ -18,9 +18,13 @@ const DefaultRequestTimeout = 30 * time.Second
 // handlers one by one and answers 408, where a database too slow is 503.
 func deadline(stopping context.Context, d time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		ctx, cancel := context.WithTimeout(stopping, d)
+		// Derived from the request's context, which carries the request
+		// id for logs; stopping cancels it too.
+		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		unhook := context.AfterFunc(stopping, cancel)
 		c.SetUserContext(ctx)
 		err := c.Next()
+		unhook()
 		cancel()
 		// The error page is rendered after this returns, and templ
 		// refuses to render into an ended context. What later middleware

@@ -168,3 +168,13 @@ func (w *sqliteWriter) close() error {
 	})
 	return w.sql.Close()
 }
+
+// WriterStats reports the pool statistics of db's SQLite write
+// connection; ok is false when db has none (PostgreSQL).
+func WriterStats(db *gorm.DB) (stats sql.DBStats, ok bool) {
+	w := writerOf(db)
+	if w == nil {
+		return sql.DBStats{}, false
+	}
+	return w.sql.Stats(), true
+}

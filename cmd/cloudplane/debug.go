@@ -16,9 +16,16 @@ import (
 // own listener, apart from the API so that they are never reachable
 // through the public port. It is off unless --debug-addr is given; bind it
 // to loopback.
-func serveDebug(ln net.Listener, db *sql.DB, log *slog.Logger) *http.Server {
+func serveDebug(ln net.Listener, db *sql.DB, writer func() (sql.DBStats, bool), log *slog.Logger) *http.Server {
 	publishDBStats.Do(func() {
 		expvar.Publish("database", expvar.Func(func() any { return db.Stats() }))
+		// On SQLite, writes go through a connection of their own.
+		expvar.Publish("database_writer", expvar.Func(func() any {
+			if stats, ok := writer(); ok {
+				return stats
+			}
+			return nil
+		}))
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/debug/vars", expvar.Handler())

@@ -166,10 +166,13 @@ func waitForStuckWrite(t *testing.T, s *server) {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 		res, err := http.Get("http://" + m[1] + "/debug/vars")
 		if err == nil {
-			var vars struct{ Database struct{ InUse int } }
+			var vars struct {
+				Database       struct{ InUse int }
+				DatabaseWriter *struct{ InUse int } `json:"database_writer"`
+			}
 			err = json.NewDecoder(res.Body).Decode(&vars)
 			_ = res.Body.Close()
-			if err == nil && vars.Database.InUse > 0 {
+			if err == nil && (vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.InUse > 0) {
 				return
 			}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -153,7 +154,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 			_ = ln.Close()
 			return fmt.Errorf("--debug-addr: %w", err)
 		}
-		defer serveDebug(dln, sqlDB, log).Close()
+		defer serveDebug(dln, sqlDB, func() (sql.DBStats, bool) { return models.WriterStats(db) }, log).Close()
 	}
 	stopMetrics, err := startMetrics(f.observe, meters, log)
 	if err != nil {
