@@ -38,7 +38,7 @@ func (in *UpdateTicketInput) Validate() error {
 		checkSeverity(&f, *in.Severity)
 	}
 	if in.Comment != nil {
-		checkText(&f, "comment.body", in.Comment.Body, MaxTicketText)
+		checkText(&f, "comment.body", in.Comment.Body, MaxTicketText, true)
 	}
 	return f.Err()
 }

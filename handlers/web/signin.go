@@ -46,14 +46,18 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 		return h.page(c, fiber.StatusTooManyRequests, "Sign in", "", views.SignInPage(v))
 	}
 	_, token, err := h.store.SignIn(c.UserContext(), models.SignInInput{
-		Email: email, Password: c.FormValue("password"),
+		Email: form.Value("email"), Password: c.FormValue("password"),
 		ReplacesToken: c.Cookies(sessionCookie), SourceIP: c.IP(),
 	})
 	if models.IsBadCredentials(err) {
 		v.Form.Message = "The email or password is incorrect."
 		return h.page(c, fiber.StatusUnprocessableEntity, "Sign in", "", views.SignInPage(v))
 	} else if err != nil {
-		return err
+		status, err := formError(err, &v.Form) // an email the text rule refuses
+		if err != nil {
+			return err
+		}
+		return h.page(c, status, "Sign in", "", views.SignInPage(v))
 	}
 	startSession(c, token)
 	if v.Next == "" {
