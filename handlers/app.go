@@ -39,6 +39,11 @@ type Config struct {
 	extraAPIRoutes func(fiber.Router)
 }
 
+// HeaderLimit is the largest request head (request line and headers)
+// accepted: room for long cookies and tokens, four times fasthttp's
+// default. Beyond it the answer is 431.
+const HeaderLimit = 16 << 10
+
 // BodyLimit is the largest request body accepted.
 const BodyLimit = 1 << 20
 
@@ -55,6 +60,7 @@ func New(cfg Config) *fiber.App {
 		IdleTimeout:           120 * time.Second,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(cfg.Log),
+		ReadBufferSize:        HeaderLimit,
 		// Per-address limits (failed API keys, sign-ins) must see the real
 		// client behind a proxy, and only a trusted proxy may name it.
 		EnableTrustedProxyCheck: len(cfg.TrustedProxies) > 0,
@@ -69,6 +75,7 @@ func New(cfg Config) *fiber.App {
 		},
 	}))
 	routes(app, cfg)
+	guardServer(app, cfg.Log)
 	return app
 }
 
