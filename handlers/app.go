@@ -61,6 +61,11 @@ type Config struct {
 	extraAPIRoutes func(fiber.Router)
 }
 
+// HeaderLimit is the largest request head (request line and headers)
+// accepted: room for long cookies and tokens, four times fasthttp's
+// default. Beyond it the answer is 431.
+const HeaderLimit = 16 << 10
+
 // BodyLimit is the largest request body accepted.
 const BodyLimit = 1 << 20
 
@@ -78,6 +83,7 @@ func New(cfg Config) *fiber.App {
 		IdleTimeout:           cfg.IdleTimeout,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(cfg.Log),
+		ReadBufferSize:        HeaderLimit,
 		// Per-address limits (failed API keys, sign-ins) must see the real
 		// client behind a proxy, and only a trusted proxy may name it. The
 		// check is always on: with it off, Fiber trusts every peer's
@@ -99,6 +105,7 @@ func New(cfg Config) *fiber.App {
 	// fiber.Config has no such field; the fasthttp server does.
 	app.Server().MaxConnsPerIP = cfg.MaxConnsPerIP
 	routes(app, cfg)
+	guardServer(app, cfg.Log)
 	return app
 }
 

@@ -15,26 +15,26 @@ import (
 	"cloudplane/models/modelstest"
 )
 
-// answer is one response, read whole.
-type answer struct {
+// reply is one response, read whole.
+type reply struct {
 	status int
 	header http.Header
 	body   string
 }
 
-// doWithin sends req to app and fails the test if no answer comes within wait:
+// doWithin sends req to app and fails the test if no reply comes within wait:
 // a request must never outlive its deadline by much.
 func doWithin(t *testing.T, app interface {
 	Test(*http.Request, ...int) (*http.Response, error)
-}, req *http.Request, wait time.Duration) answer {
+}, req *http.Request, wait time.Duration) reply {
 	t.Helper()
 	res, err := app.Test(req, int(wait.Milliseconds()))
 	if err != nil {
-		t.Fatalf("%s %s: no answer within %s: %v", req.Method, req.URL.Path, wait, err)
+		t.Fatalf("%s %s: no reply within %s: %v", req.Method, req.URL.Path, wait, err)
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	return answer{res.StatusCode, res.Header, string(raw)}
+	return reply{res.StatusCode, res.Header, string(raw)}
 }
 
 func apiGet(key, path string) *http.Request {
@@ -45,7 +45,7 @@ func apiGet(key, path string) *http.Request {
 
 // expectUnavailable checks the API's 503: the envelope with its request
 // id and suggestion, and Retry-After.
-func expectUnavailable(t *testing.T, a answer) {
+func expectUnavailable(t *testing.T, a reply) {
 	t.Helper()
 	var body struct {
 		Error struct {
@@ -88,7 +88,7 @@ func TestDatabaseOutageIsUnavailableThenRecovers(t *testing.T) {
 	}{{"not answering", proxy.Blackhole}, {"down", proxy.Refuse}} {
 		outage.start()
 		var wg sync.WaitGroup
-		answers := make([]answer, 16)
+		answers := make([]reply, 16)
 		for i := range answers {
 			wg.Add(1)
 			go func() {

@@ -15,6 +15,9 @@ func (s *Store) AccountID(ctx context.Context, actor Actor, ref string) (string,
 		return "", Errorf(CodeForbidden, "Only support staff look up other accounts")
 	}
 	ref = strings.TrimSpace(ref)
+	if msg := textProblem(ref, false); msg != "" {
+		return "", InvalidField("account", msg)
+	}
 	noAccount := InvalidField("account", "does not match any account; give an account ID or the email of its owner")
 	if IsID(ref) {
 		var n int64

@@ -40,10 +40,11 @@ type CreateAPIKeyInput struct {
 // Validate checks the name; an empty name is given a default later.
 func (in *CreateAPIKeyInput) Validate() error {
 	in.Name = strings.TrimSpace(in.Name)
-	if utf8.RuneCountInString(in.Name) > 64 {
-		return InvalidField("name", "must be at most 64 characters")
+	var f FieldErrors
+	if checkLine(&f, "name", in.Name) && utf8.RuneCountInString(in.Name) > 64 {
+		f.Add("name", "must be at most 64 characters")
 	}
-	return nil
+	return f.Err()
 }
 
 // newSecret returns a key secret: the prefix, 8 hex characters that are

@@ -69,7 +69,9 @@ func (r FirewallRule) normalize(f *FieldErrors, at string) FirewallRule {
 			f.Add(at+"port_range", "ports must be within 1-65535 with min <= max")
 		}
 	}
-	if n := utf8.RuneCountInString(r.Description); n > 128 {
+	switch n := utf8.RuneCountInString(r.Description); {
+	case !checkMultiline(f, at+"description", r.Description):
+	case n > 128:
 		f.Add(at+"description", fmt.Sprintf("must be at most 128 characters, got %d", n))
 	}
 	network, err := normalizeSourceNetwork(r.SourceNetwork)

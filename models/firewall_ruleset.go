@@ -81,9 +81,11 @@ func (in *UpdateFirewallRulesetInput) Validate() error {
 
 func validateRulesetName(f *FieldErrors, name string) string {
 	name = strings.TrimSpace(name)
-	if name == "" {
+	switch {
+	case name == "":
 		f.Add("name", "is required")
-	} else if utf8.RuneCountInString(name) > MaxRulesetName {
+	case !checkLine(f, "name", name):
+	case utf8.RuneCountInString(name) > MaxRulesetName:
 		f.Add("name", fmt.Sprintf("must be at most %d characters", MaxRulesetName))
 	}
 	return name

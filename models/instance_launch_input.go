@@ -68,9 +68,7 @@ func (in *LaunchInstancesInput) Validate() error {
 	if q := *in.Quantity; q < 1 || q > MaxLaunchQuantity {
 		f.Add("quantity", fmt.Sprintf("must be between 1 and %d, got %d", MaxLaunchQuantity, q))
 	}
-	if n := utf8.RuneCountInString(in.Name); n > 64 {
-		f.Add("name", fmt.Sprintf("must be at most 64 characters, got %d", n))
-	}
+	checkInstanceName(&f, in.Name)
 	switch {
 	case in.Hostname == "":
 	case !hostnamePattern.MatchString(in.Hostname):
@@ -112,6 +110,9 @@ func validateTags(f *FieldErrors, tags []InstanceTag) {
 		if t.Key != "" && (len(t.Key) > 55 || !tagKeyPattern.MatchString(t.Key)) {
 			f.Add(fmt.Sprintf("tags.%d.key", i), "must be 2-55 characters: a lower-case letter, then lower-case letters, digits, '-' or ':'")
 		}
+		if !checkLine(f, fmt.Sprintf("tags.%d.value", i), t.Value) {
+			continue
+		}
 		if n := utf8.RuneCountInString(t.Value); n > 128 {
 			f.Add(fmt.Sprintf("tags.%d.value", i), fmt.Sprintf("must be at most 128 characters, got %d", n))
 		}
@@ -132,6 +133,7 @@ func checkList(f *FieldErrors, field, suffix string, values []string) {
 		switch {
 		case v == "":
 			f.Add(at, "is required")
+		case !checkLine(f, at, v):
 		case seen[v]:
 			f.Add(at, fmt.Sprintf("%q is listed twice", v))
 		}

@@ -33,6 +33,7 @@ func (in *InstanceIDsInput) Validate() error {
 		if id == "" {
 			f.Add(fmt.Sprintf("instance_ids.%d", i), "is required")
 		}
+		checkLine(&f, fmt.Sprintf("instance_ids.%d", i), id)
 		if !seen[id] {
 			seen[id] = true
 			unique = append(unique, id)
@@ -153,12 +154,22 @@ type UpdateInstanceInput struct {
 
 // Validate checks the name's length (0-64; empty clears it).
 func (in UpdateInstanceInput) Validate() error {
+	var f FieldErrors
 	if in.Name != nil {
-		if n := utf8.RuneCountInString(*in.Name); n > 64 {
-			return InvalidField("name", fmt.Sprintf("must be at most 64 characters, got %d", n))
-		}
+		checkInstanceName(&f, *in.Name)
 	}
-	return nil
+	return f.Err()
+}
+
+// checkInstanceName checks an instance's optional name, at launch or
+// rename: at most 64 characters, within the text rule.
+func checkInstanceName(f *FieldErrors, name string) {
+	if !checkLine(f, "name", name) {
+		return
+	}
+	if n := utf8.RuneCountInString(name); n > 64 {
+		f.Add("name", fmt.Sprintf("must be at most 64 characters, got %d", n))
+	}
 }
 
 // UpdateInstance renames an instance of the actor's account (CodeNotFound

@@ -51,11 +51,24 @@ type SignInInput struct {
 	SourceIP      string
 }
 
+// Validate checks the email against the text rule, so that a sign-in
+// attempt with a control character is refused beside the field, the same
+// on every database, instead of reaching a query.
+func (in *SignInInput) Validate() error {
+	var f FieldErrors
+	checkLine(&f, "email", in.Email)
+	return f.Err()
+}
+
 // SignIn checks the email and password and starts a session, recording a
 // session/signed_in event. It returns the session and its token, which is
 // never stored. An unknown email, a wrong password and a deactivated user
-// all fail with the same CodeForbidden error, in the same time.
+// all fail with the same CodeForbidden error, in the same time. An email
+// that breaks the text rule is CodeInvalidParameters on "email".
 func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, error) {
+	if err := in.Validate(); err != nil {
+		return nil, "", err
+	}
 	u, err := s.UserByEmail(ctx, in.Email)
 	if err != nil {
 		if ErrorCode(err) != CodeNotFound {

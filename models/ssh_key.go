@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/ssh"
@@ -52,7 +51,7 @@ type CreateSSHKeyInput struct {
 func (in *CreateSSHKeyInput) Validate() error {
 	var f FieldErrors
 	validateSSHKeyName(&f, "name", in.Name)
-	if in.PublicKey != nil {
+	if in.PublicKey != nil && checkLine(&f, "public_key", strings.TrimSpace(*in.PublicKey)) {
 		key, msg := canonicalPublicKey(*in.PublicKey)
 		if msg != "" {
 			f.Add("public_key", msg)
@@ -68,8 +67,8 @@ func validateSSHKeyName(f *FieldErrors, field, name string) {
 		f.Add(field, "is required")
 	case n > 64:
 		f.Add(field, fmt.Sprintf("must be at most 64 characters, got %d", n))
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		f.Add(field, "must not contain control characters")
+	default:
+		checkLine(f, field, name)
 	}
 }
 

@@ -136,6 +136,15 @@ type TicketDetail struct {
 	Comments []TicketComment
 }
 
+// Summary is the ticket as a list shows it.
+func (d TicketDetail) Summary() TicketSummary {
+	sum := TicketSummary{Ticket: d.Ticket}
+	if len(d.Comments) > 0 { // the description is the first comment
+		sum.Requester, sum.CommentCount = d.Comments[0].Author, len(d.Comments)-1
+	}
+	return sum
+}
+
 // commentAuthor is how a comment names its author: owners by email; staff
 // by role alone, so customers never learn who in support answered.
 func commentAuthor(actor Actor) string {

@@ -91,26 +91,76 @@ func (f *TicketFilter) statuses() ([]string, bool) {
 	return out, true
 }
 
+// TicketSummary is a ticket as a list shows it: the row, who opened it
+// and how many comments it has, without the comments' text.
+type TicketSummary struct {
+	Ticket
+	Requester    string // author of the description
+	CommentCount int    // comments after the description
+	textBytes    int64  // of the description and every comment
+}
+
 // TicketPage is one page of a listing; NextPageToken is nil on the last.
 type TicketPage struct {
+	Tickets       []TicketSummary
+	NextPageToken *string
+}
+
+// TicketDetailPage is one page of tickets with their comments.
+type TicketDetailPage struct {
 	Tickets       []TicketDetail
 	NextPageToken *string
 }
 
-// Tickets lists tickets with their comments, a page at a time, by keyset
-// (no offsets) with a signed page token. Owners list their account's;
-// support staff list every account's, or one account's with AccountID.
-// A bad filter value or a tampered page token is CodeInvalidParameters.
+// Tickets lists tickets without their text (the description is left out
+// too), a page at a time, by keyset (no offsets) with a signed page token.
+// Owners list their account's; support staff list every account's, or one
+// account's with AccountID. A bad filter value or a tampered page token is
+// CodeInvalidParameters.
 func (s *Store) Tickets(ctx context.Context, actor Actor, f TicketFilter) (*TicketPage, error) {
-	accountID, err := actor.scope(f.AccountID)
+	tickets, next, err := s.ticketPage(ctx, actor, f, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Validate(); err != nil {
+	return &TicketPage{Tickets: tickets, NextPageToken: next}, nil
+}
+
+// TicketsWithComments is Tickets with each ticket's description and every
+// comment, as the API lists them. A page ends early once its text reaches
+// TicketListTextBudget, so one answer stays small whatever the tickets
+// hold; the page token then continues after the last ticket given.
+func (s *Store) TicketsWithComments(ctx context.Context, actor Actor, f TicketFilter) (*TicketDetailPage, error) {
+	summaries, next, err := s.ticketPage(ctx, actor, f, true)
+	if err != nil {
 		return nil, err
+	}
+	tickets := make([]Ticket, len(summaries))
+	for i, t := range summaries {
+		tickets[i] = t.Ticket
+	}
+	details, err := s.withComments(ctx, tickets)
+	if err != nil {
+		return nil, err
+	}
+	return &TicketDetailPage{Tickets: details, NextPageToken: next}, nil
+}
+
+// ticketPage reads one page of summaries and the token of the next. With
+// text, rows carry their description and the page is cut to
+// TicketListTextBudget; without, the description is not read.
+func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, text bool) ([]TicketSummary, *string, error) {
+	accountID, err := actor.scope(f.AccountID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, nil, err
 	}
 	desc := f.Direction == "desc"
 	q := s.read(ctx).Model(&Ticket{})
+	if !text {
+		q = q.Omit("description")
+	}
 	if accountID != "" {
 		q = q.Where("account_id = ?", accountID)
 	}
@@ -126,28 +176,66 @@ func (s *Store) Tickets(ctx context.Context, actor Actor, f TicketFilter) (*Tick
 	if f.PageToken != "" {
 		c, err := s.openCursor(ctx, ticketPageSecret, f.PageToken, f.OrderBy, desc)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		q = c.after(q, f.OrderBy, "id")
 	}
 	var tickets []Ticket
 	if err := q.Order(order(f.OrderBy, "id", desc)).Limit(f.Limit + 1).Find(&tickets).Error; err != nil {
+		return nil, nil, err
+	}
+	summaries, err := s.summarize(ctx, tickets)
+	if err != nil {
+		return nil, nil, err
+	}
+	keep := min(len(summaries), f.Limit)
+	if text {
+		keep = withinBudget(summaries[:keep], TicketListTextBudget)
+	}
+	if keep == len(summaries) {
+		return summaries, nil, nil
+	}
+	summaries = summaries[:keep]
+	last := summaries[keep-1]
+	at := last.CreatedAt
+	if f.OrderBy == "updated_at" {
+		at = last.UpdatedAt
+	}
+	token, err := s.signCursor(ctx, ticketPageSecret, cursor{OrderBy: f.OrderBy, Desc: desc, At: at, ID: last.ID})
+	if err != nil {
+		return nil, nil, err
+	}
+	return summaries, &token, nil
+}
+
+// summarize adds to each ticket its requester and comment count.
+func (s *Store) summarize(ctx context.Context, tickets []Ticket) ([]TicketSummary, error) {
+	ids := make([]string, len(tickets))
+	for i, t := range tickets {
+		ids[i] = t.ID
+	}
+	texts, err := ticketTexts(s.read(ctx), ids)
+	if err != nil {
 		return nil, err
 	}
-	page := &TicketPage{}
-	if len(tickets) > f.Limit {
-		tickets = tickets[:f.Limit]
-		last := tickets[len(tickets)-1]
-		at := last.CreatedAt
-		if f.OrderBy == "updated_at" {
-			at = last.UpdatedAt
-		}
-		token, err := s.signCursor(ctx, ticketPageSecret, cursor{OrderBy: f.OrderBy, Desc: desc, At: at, ID: last.ID})
-		if err != nil {
-			return nil, err
-		}
-		page.NextPageToken = &token
+	out := make([]TicketSummary, len(tickets))
+	for i, t := range tickets {
+		tx := texts[t.ID]
+		out[i] = TicketSummary{Ticket: t, Requester: tx.Requester, CommentCount: max(tx.Comments-1, 0),
+			textBytes: int64(len(t.Subject)+len(t.Description)) + tx.Bytes}
 	}
-	page.Tickets, err = s.withComments(ctx, tickets)
-	return page, err
+	return out, nil
+}
+
+// withinBudget is how many of tickets, from the first, fit in budget bytes
+// of text; at least one, so that a listing always moves on.
+func withinBudget(tickets []TicketSummary, budget int64) int {
+	var used int64
+	for i, t := range tickets {
+		used += t.textBytes
+		if used > budget && i > 0 {
+			return i
+		}
+	}
+	return len(tickets)
 }

@@ -38,7 +38,7 @@ func (in *UpdateTicketInput) Validate() error {
 		checkSeverity(&f, *in.Severity)
 	}
 	if in.Comment != nil {
-		checkText(&f, "comment.body", in.Comment.Body, MaxTicketText)
+		checkText(&f, "comment.body", in.Comment.Body, MaxTicketText, true)
 	}
 	return f.Err()
 }
@@ -51,7 +51,9 @@ func (in *UpdateTicketInput) Validate() error {
 // nothing. A status change writes ticket.status_changed (still open) or
 // ticket.resolved (solved or closed) in the same transaction, with one
 // audit event for the whole change. Setting the status a ticket already has
-// is not a move: the rest of the input still applies.
+// is not a move: the rest of the input still applies. A comment beyond
+// MaxTicketComments or MaxTicketTextBytes is CodeInvalidParameters on
+// "comment" or "comment.body".
 func (s *Store) UpdateTicket(ctx context.Context, actor Actor, id string, in UpdateTicketInput) (*Ticket, error) {
 	if !actor.isStaff() {
 		if _, err := actor.ownAccount(); err != nil {
@@ -139,11 +141,11 @@ func (s *Store) applyTicketChange(tx *gorm.DB, actor Actor, t *Ticket, in Update
 		t.Status = *in.Status
 	}
 	if in.Comment != nil {
-		var n int64
-		if err := tx.Model(&TicketComment{}).Where("ticket_id = ?", t.ID).Count(&n).Error; err != nil {
+		seq, err := checkCommentFits(tx, t, in.Comment.Body)
+		if err != nil {
 			return nil, err
 		}
-		if err := s.addComment(tx, actor, t.ID, int(n), in.Comment.Body); err != nil {
+		if err := s.addComment(tx, actor, t.ID, seq, in.Comment.Body); err != nil {
 			return nil, err
 		}
 		changes["comment_added"] = true

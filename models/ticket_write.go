@@ -36,8 +36,8 @@ type CreateTicketInput struct {
 func (in *CreateTicketInput) Validate() error {
 	var f FieldErrors
 	in.Subject = strings.TrimSpace(in.Subject)
-	checkText(&f, "subject", in.Subject, MaxTicketSubject)
-	checkText(&f, "description", in.Description, MaxTicketText)
+	checkText(&f, "subject", in.Subject, MaxTicketSubject, false)
+	checkText(&f, "description", in.Description, MaxTicketText, true)
 	in.Severity, in.IP = optional(in.Severity), optional(in.IP)
 	in.InstanceID, in.ClusterID = optional(in.InstanceID), optional(in.ClusterID)
 	switch in.Type {
@@ -73,9 +73,13 @@ func (in *CreateTicketInput) Validate() error {
 	return f.Err()
 }
 
-func checkText(f *FieldErrors, field, s string, max int) {
+// checkText checks required free text: present, within the text rule and
+// at most max characters.
+func checkText(f *FieldErrors, field, s string, max int, multiline bool) {
 	if strings.TrimSpace(s) == "" {
 		f.Add(field, "is required")
+	} else if msg := textProblem(s, multiline); msg != "" {
+		f.Add(field, msg)
 	} else if n := utf8.RuneCountInString(s); n > max {
 		f.Add(field, fmt.Sprintf("must be at most %d characters, got %d", max, n))
 	}

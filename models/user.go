@@ -65,6 +65,9 @@ func (in *CreateUserInput) Validate() error {
 }
 
 func validateEmail(f *FieldErrors, field, email string) {
+	if !checkLine(f, field, email) {
+		return
+	}
 	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email {
 		f.Add(field, "must be a valid email address")
 	}
@@ -143,6 +146,11 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
 }
 
 func userByEmail(db *gorm.DB, email string) (*User, error) {
+	if textProblem(email, false) != "" {
+		// No stored address breaks the text rule, and PostgreSQL would
+		// refuse the query rather than find nothing.
+		return nil, Errorf(CodeNotFound, "No user with email %q", email)
+	}
 	var u User
 	err := db.Where("email = ?", normalizeEmail(email)).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {

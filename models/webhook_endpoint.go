@@ -73,6 +73,9 @@ type SetWebhookInput struct {
 func (in *SetWebhookInput) Validate(allowPrivate bool) error {
 	var f FieldErrors
 	normalized, problem := checkWebhookURL(in.URL, allowPrivate)
+	if msg := textProblem(in.URL, false); msg != "" {
+		problem = msg
+	}
 	if problem != "" {
 		f.Add("url", problem)
 	}

@@ -38,6 +38,7 @@ func (f *DeliveryFilter) Validate() error {
 			fe.Add("event_type", fmt.Sprintf("unknown event type %q", t))
 		}
 	}
+	checkLine(&fe, "ticket", f.TicketID)
 	if f.Limit <= 0 || f.Limit > DeliveryPageSize {
 		f.Limit = DeliveryPageSize
 	}

@@ -60,10 +60,12 @@ func newTicketJSON(d models.TicketDetail) ticketJSON {
 	return out
 }
 
-// Tickets lists the account's tickets: filters status, type and severity
-// (repeatable, or comma-separated), order_by, direction, page_token.
+// Tickets lists the account's tickets with their comments: filters status,
+// type and severity (repeatable, or comma-separated), order_by, direction,
+// page_token. A page holds fewer than 100 tickets when their text is large
+// (models.TicketListTextBudget).
 func (h *Handlers) Tickets(c *fiber.Ctx) error {
-	page, err := h.store.Tickets(c.UserContext(), Actor(c), models.TicketFilter{
+	page, err := h.store.TicketsWithComments(c.UserContext(), Actor(c), models.TicketFilter{
 		APIStatuses: queryList(c, "status"), Types: queryList(c, "type"), Severities: queryList(c, "severity"),
 		OrderBy: c.Query("order_by"), Direction: c.Query("direction"), PageToken: c.Query("page_token"),
 	})

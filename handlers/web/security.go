@@ -13,13 +13,19 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // SecurityHeaders sets the headers every page and asset carries.
 func SecurityHeaders(c *fiber.Ctx) error {
+	SetSecurityHeaders(c)
+	return c.Next()
+}
+
+// SetSecurityHeaders is SecurityHeaders for answers made outside the
+// route chain (requests fasthttp refuses before routing).
+func SetSecurityHeaders(c *fiber.Ctx) {
 	c.Set("Content-Security-Policy", contentSecurityPolicy)
 	c.Set("X-Content-Type-Options", "nosniff")
 	c.Set("X-Frame-Options", "DENY")
 	c.Set("Referrer-Policy", "same-origin")
 	c.Set("Cross-Origin-Opener-Policy", "same-origin")
 	c.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
-	return c.Next()
 }
 
 // Static serves the embedded assets. Fingerprinted names change with

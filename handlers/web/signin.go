@@ -52,7 +52,7 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 		v.Form.Message = "The email or password is incorrect."
 		return h.page(c, fiber.StatusUnprocessableEntity, "Sign in", "", views.SignInPage(v))
 	} else if err != nil {
-		status, err := formError(err, &v.Form)
+		status, err := formError(err, &v.Form) // an email the text rule refuses
 		if err != nil {
 			return err
 		}

@@ -87,16 +87,12 @@ func statusFilter(status string) []string {
 	return []string{status}
 }
 
-func ticketRow(t models.TicketDetail) views.TicketRow {
+func ticketRow(t models.TicketSummary) views.TicketRow {
 	r := views.TicketRow{ID: t.ID, Subject: t.Subject, Status: t.Status, Type: t.RequestType,
-		AccountID: t.AccountID, Created: t.CreatedAt, Updated: t.UpdatedAt}
+		AccountID: t.AccountID, Created: t.CreatedAt, Updated: t.UpdatedAt,
+		Requester: t.Requester, CommentCount: t.CommentCount}
 	if t.Severity != nil {
 		r.Severity = *t.Severity
-	}
-	// The description is the first comment, written by whoever opened it.
-	if len(t.Comments) > 0 {
-		r.Requester = t.Comments[0].Author
-		r.CommentCount = len(t.Comments) - 1
 	}
 	return r
 }
@@ -160,7 +156,7 @@ func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, comment views
 	if err != nil {
 		return err
 	}
-	v := views.Ticket{TicketRow: ticketRow(*t), Source: t.Source, Resolved: t.ResolvedAt, Support: a.IsSupport(),
+	v := views.Ticket{TicketRow: ticketRow(t.Summary()), Source: t.Source, Resolved: t.ResolvedAt, Support: a.IsSupport(),
 		CommentForm: comment, MoveError: moveError, CSRF: csrfToken(c)}
 	v.InstanceID, v.InstanceIP = deref(t.InstanceID), deref(t.InstanceIP)
 	moves := models.TicketMoves(t.Status)

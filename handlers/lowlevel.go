@@ -1,0 +1,75 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"cloudplane/handlers/api"
+	"cloudplane/handlers/web"
+	"cloudplane/models"
+)
+
+// guardServer gives the answers fasthttp makes before any route runs the
+// app's own shape: a method fiber does not know (PROPFIND, garbage) was a
+// plain-text 400, and a request fasthttp could not read (headers past
+// ReadBufferSize, a malformed multipart body) reached the error handler
+// without the request id, and without the security headers the
+// middleware sets. Now both go through errorHandler, the one place
+// failures become answers, after SetSecurityHeaders.
+func guardServer(app *fiber.App, log *slog.Logger) {
+	srv := app.Server()
+	handle := errorHandler(log)
+	methods := app.Config().RequestMethods
+	route := srv.Handler
+	srv.Handler = func(fctx *fasthttp.RequestCtx) {
+		if slices.Contains(methods, string(fctx.Method())) {
+			route(fctx)
+			return
+		}
+		answer(app, log, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
+	}
+	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
+		answer(app, log, fctx, func(c *fiber.Ctx) error { return unreadable(c, log, handle, err) })
+	}
+}
+
+// answer runs write on a fiber context made for a request no route saw.
+func answer(app *fiber.App, log *slog.Logger, fctx *fasthttp.RequestCtx, write func(*fiber.Ctx) error) {
+	c := app.AcquireCtx(fctx)
+	defer app.ReleaseCtx(c)
+	web.SetSecurityHeaders(c)
+	if err := write(c); err != nil {
+		log.Error("low-level answer failed", "err", err)
+		c.Status(fiber.StatusInternalServerError)
+	}
+}
+
+// unreadable answers a request fasthttp could not read. fasthttp resets
+// the request before it calls here when the headers (or a multipart body)
+// could not be read, so the path is often unknown: then the answer is the
+// JSON envelope, which the API requires and a browser shows well enough.
+func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err error) error {
+	status, msg := fiber.StatusBadRequest, "The request could not be read: its headers or body are malformed"
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.As(err, &small):
+		status, msg = fiber.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("The request's headers are larger than %d KiB", HeaderLimit>>10)
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		msg = fmt.Sprintf("The request body is larger than %d MiB", BodyLimit>>20)
+	default:
+		// err quotes the request, which may hold secrets: log, do not echo.
+		log.Debug("unreadable request", "err", err)
+	}
+	// A request with a body always has headers; none left means reset.
+	if len(c.Request().Header.RawHeaders()) > 0 && !isAPIPath(c.Path()) {
+		return handle(c, fiber.NewError(status, msg))
+	}
+	werr := api.WriteError(c, log, models.Errorf(models.CodeInvalidParameters, "%s", msg))
+	c.Status(status) // 431 is not a domain status; the contract allows it here
+	return werr
+}
