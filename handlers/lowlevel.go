@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 
 	"github.com/gofiber/fiber/v2"
@@ -56,7 +57,12 @@ func answer(app *fiber.App, log *slog.Logger, fctx *fasthttp.RequestCtx, write f
 func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err error) error {
 	status, msg := fiber.StatusBadRequest, "The request could not be read: its headers or body are malformed"
 	var small *fasthttp.ErrSmallBuffer
+	var netErr net.Error
 	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
+		// A client too slow to send its request (slowloris) is cut off
+		// with fasthttp's own status, before the connection closes.
+		status, msg = fiber.StatusRequestTimeout, "The request did not arrive within the server's read timeout"
 	case errors.As(err, &small):
 		status, msg = fiber.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("The request's headers are larger than %d KiB", HeaderLimit>>10)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
