@@ -18,6 +18,13 @@ const PasswordResetTTL = 24 * time.Hour
 // the expiry, so a copy of the database opens no link.
 const passwordResetPrefix = "password_reset:"
 
+// resetSettingName is the settings row of a reset token: the prefix and
+// the first 192 bits of its SHA-256, which fit the 64-character name
+// column and still cannot be guessed or collide.
+func resetSettingName(token string) string {
+	return passwordResetPrefix + hashSecret(token)[:48]
+}
+
 var errResetInvalid = &Error{Code: CodeNotFound, Message: "This password reset link is invalid, expired or already used",
 	Suggestion: "Ask the operator for a new link (cloudplane users reset-password)"}
 
@@ -39,7 +46,7 @@ func (s *Store) StartPasswordReset(ctx context.Context, actor Actor, email strin
 			return err
 		}
 		expires := s.Now().Add(PasswordResetTTL).UTC().Format(time.RFC3339)
-		row := Setting{Name: passwordResetPrefix + hashSecret(token), Value: u.ID + " " + expires}
+		row := Setting{Name: resetSettingName(token), Value: u.ID + " " + expires}
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
@@ -82,7 +89,7 @@ func (s *Store) CheckPasswordResetToken(ctx context.Context, token string) (*Use
 
 func (s *Store) resetTokenUser(db *gorm.DB, token string) (string, error) {
 	var row Setting
-	err := db.Where("name = ?", passwordResetPrefix+hashSecret(token)).Take(&row).Error
+	err := db.Where("name = ?", resetSettingName(token)).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", errResetInvalid
 	} else if err != nil {
@@ -119,7 +126,7 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 		if err != nil {
 			return err
 		}
-		res := tx.Where("name = ?", passwordResetPrefix+hashSecret(in.Token)).Delete(&Setting{})
+		res := tx.Where("name = ?", resetSettingName(in.Token)).Delete(&Setting{})
 		if res.Error != nil {
 			return res.Error
 		}
