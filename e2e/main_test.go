@@ -11,13 +11,8 @@ import (
 	"testing"
 	"time"
 
-	// The server under test is a separate binary, so nothing of it is in
-	// this test binary and `go test` would serve a cached pass after the
-	// server changed. Importing the HTTP stack (and through it models,
-	// views and the embedded static files) makes the cache key cover it;
-	// watchSources covers cmd/cloudplane, which cannot be imported.
-	_ "cloudplane/handlers"
 	"cloudplane/models/modelstest"
+	"cloudplane/testserver"
 )
 
 // stepTimeout bounds one browser step or one wait. It is generous: the
@@ -97,7 +92,8 @@ func findBrowser() (path, skip string) {
 		"or put google-chrome on PATH; CLOUDPLANE_E2E=off skips them quietly"
 }
 
-// start builds and starts the server, then the browser. cleanup stops
+// start builds and starts the server (testserver.Build hashes the
+// server's sources, which makes them inputs of the test cache), then the browser. cleanup stops
 // whatever was started, also after an error.
 func start(chrome string) (*suite, func(), error) {
 	var stops []func()
@@ -111,7 +107,7 @@ func start(chrome string) (*suite, func(), error) {
 		return nil, cleanup, err
 	}
 	stops = append(stops, func() { _ = os.RemoveAll(work) })
-	s := &suite{bin: filepath.Join(work, "cloudplane"), db: filepath.Join(work, "e2e.db")}
+	s := &suite{db: filepath.Join(work, "e2e.db")}
 	// Like the other suites, run on PostgreSQL when it is asked for.
 	if base := strings.TrimSpace(os.Getenv(modelstest.PostgresEnv)); base != "" {
 		dsn, drop, err := modelstest.CreatePostgresDB(base)
@@ -124,20 +120,15 @@ func start(chrome string) (*suite, func(), error) {
 	if s.shots, err = shotsDir(); err != nil {
 		return nil, cleanup, err
 	}
-	if err := watchSources(); err != nil {
+	if s.bin, err = testserver.Build(); err != nil {
 		return nil, cleanup, err
 	}
-	if err := build(s.bin); err != nil {
-		return nil, cleanup, err
-	}
-	srv, err := startServer(s.bin, s.db, filepath.Join(s.shots, "server.log"))
-	if srv != nil {
-		stops = append(stops, srv.stop)
-	}
+	srv, setup, stop, err := startServer(s.db, filepath.Join(s.shots, "server.log"))
+	stops = append(stops, stop)
 	if err != nil {
 		return nil, cleanup, err
 	}
-	s.base, s.setup = srv.base, srv.setup
+	s.base, s.setup = srv.URL, setup
 	browser, stop, err := startBrowser(chrome, work)
 	stops = append(stops, stop)
 	if err != nil {

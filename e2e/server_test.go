@@ -2,16 +2,14 @@ package e2e
 
 import (
 	"bytes"
+	"cloudplane/testserver"
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -21,172 +19,36 @@ import (
 // password is every test user's password.
 const password = "correct horse battery staple"
 
-// watchSources reads cmd/cloudplane's sources so that `go test` records
-// them as inputs of this test: a change to the flags or the start-up then
-// runs the suite again instead of answering from the test cache.
-func watchSources() error {
-	dir := filepath.Join("..", "cmd", "cloudplane")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
-			if _, err := os.ReadFile(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
+var setupLine = regexp.MustCompile(`url=(http://\S+/setup/[0-9a-f]+)`)
 
-// build compiles the server binary, as an operator would run it.
-func build(bin string) error {
-	cmd := exec.Command("go", "build", "-o", bin, "cloudplane/cmd/cloudplane")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return nil
-}
-
-// serverEnv is this process's environment without CLOUDPLANE_*
-// variables: the server reads every flag from one, and a developer's
-// CLOUDPLANE_REDIS_URL or CLOUDPLANE_INSTANCE_CAPACITY must not change
-// what the tests run against.
-func serverEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLOUDPLANE_") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-// server is the running `cloudplane serve`.
-type server struct {
-	cmd    *exec.Cmd
-	base   string
-	setup  string
-	exited chan struct{}
-	log    *logWatcher
-}
-
-var (
-	listeningLine = regexp.MustCompile(`msg="cloudplane listening".* addr=(http://\S+)`)
-	setupLine     = regexp.MustCompile(`url=(http://\S+/setup/[0-9a-f]+)`)
-)
-
-// startServer runs `cloudplane serve` on a port the kernel picks (the
-// address is read back from the log, so no other process can take the
-// port in between), with limits off and a short boot time, and waits
-// until /healthz answers.
-func startServer(bin, db, logPath string) (*server, error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	w := &logWatcher{file: logFile, found: map[*regexp.Regexp]chan string{
-		listeningLine: make(chan string, 1), setupLine: make(chan string, 1)}}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--database", db,
+// startServer runs `cloudplane serve` through testserver (port 0, read
+// back from the log), with limits off and a short boot time, and reads
+// the first-run setup link from its log. stop ends it and writes its log
+// to logPath.
+func startServer(db, logPath string) (srv *testserver.Server, setup string, stop func(), err error) {
+	srv, err = testserver.Launch(nil, "--database", db,
 		"--rate-limit", "off", "--launch-rate-limit", "off", "--instance-boot-time", "2s")
-	cmd.Env = serverEnv()
-	cmd.Stdout, cmd.Stderr = w, w
-	dieWithTests(cmd)
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, err
+	if srv == nil {
+		return nil, "", func() {}, err
 	}
-	s := &server{cmd: cmd, exited: make(chan struct{}), log: w}
-	go func() { _ = cmd.Wait(); _ = logFile.Close(); close(s.exited) }()
-
-	deadline := time.After(60 * time.Second)
-	for _, what := range []struct {
-		re   *regexp.Regexp
-		into *string
-		name string
-	}{{listeningLine, &s.base, "the listening address"}, {setupLine, &s.setup, "the setup link"}} {
+	stop = func() {
+		// Drain as an operator's SIGTERM does; Close kills what is left.
+		_ = srv.Cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case *what.into = <-w.found[what.re]:
-		case <-s.exited:
-			return s, fmt.Errorf("server exited before logging %s:\n%s", what.name, w.text())
-		case <-deadline:
-			return s, fmt.Errorf("server logged no %s within 60s:\n%s", what.name, w.text())
+		case <-srv.Done():
+		case <-time.After(30 * time.Second):
 		}
+		srv.Close()
+		_ = os.WriteFile(logPath, []byte(srv.Logs()), 0o644)
 	}
-	return s, s.waitHealthy()
-}
-
-func (s *server) waitHealthy() error {
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(s.base + "/healthz")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-s.exited:
-			return fmt.Errorf("server exited:\n%s", s.log.text())
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err != nil {
+		return srv, "", stop, err
 	}
-	return fmt.Errorf("%s/healthz did not answer 200 within 60s", s.base)
-}
-
-// stop asks the server to drain and exit, as an operator's SIGTERM does,
-// and kills it if it does not.
-func (s *server) stop() {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
+	m, err := srv.FindLog(setupLine, 60*time.Second)
+	if err != nil {
+		return srv, "", stop, err
 	}
-}
-
-// logWatcher keeps the server's output in a file and reports the first
-// line matching each pattern.
-type logWatcher struct {
-	mu      sync.Mutex
-	file    *os.File
-	all     bytes.Buffer
-	partial []byte
-	found   map[*regexp.Regexp]chan string
-}
-
-func (w *logWatcher) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_, _ = w.file.Write(p)
-	w.all.Write(p)
-	w.partial = append(w.partial, p...)
-	for {
-		i := bytes.IndexByte(w.partial, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := string(w.partial[:i])
-		w.partial = w.partial[i+1:]
-		for re, ch := range w.found {
-			if m := re.FindStringSubmatch(line); m != nil {
-				select {
-				case ch <- m[1]:
-				default: // reported already
-				}
-			}
-		}
-	}
-}
-
-func (w *logWatcher) text() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.all.String()
+	return srv, m[1], stop, nil
 }
 
 // cli runs an operator command against the server's database, as the
@@ -196,7 +58,7 @@ func (s *suite) cli(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.bin, append(args, "--database", s.db)...)
-	cmd.Env = serverEnv()
+	cmd.Env = testserver.Env()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -37,11 +37,18 @@ var (
 // machine.
 func Binary(tb testing.TB) string {
 	tb.Helper()
-	buildOnce.Do(func() { binPath, buildErr = build() })
-	if buildErr != nil {
-		tb.Fatalf("build cloudplane: %v", buildErr)
+	bin, err := Build()
+	if err != nil {
+		tb.Fatalf("build cloudplane: %v", err)
 	}
-	return binPath
+	return bin
+}
+
+// Build is Binary for code that reports errors instead of failing a test,
+// such as a suite started once for many tests.
+func Build() (string, error) {
+	buildOnce.Do(func() { binPath, buildErr = build() })
+	return binPath, buildErr
 }
 
 func build() (string, error) {

@@ -3,7 +3,9 @@ package testserver
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -26,19 +28,50 @@ type Server struct {
 var listening = regexp.MustCompile(`msg="?cloudplane listening"?.* addr=(http://\S+)`)
 
 // Start runs `cloudplane serve --addr 127.0.0.1:0` with args and the extra
-// environment env, and returns once it listens. The process is killed when
+// environment env, and returns once /healthz answers. The process is killed when
 // the test ends, and its log is shown if the test failed.
 func Start(tb testing.TB, env []string, args ...string) *Server {
 	tb.Helper()
-	s := &Server{done: make(chan struct{})}
-	s.Cmd = exec.Command(Binary(tb), append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "text"}, args...)...)
-	s.Cmd.Env = append(Env(), env...)
-	stderr, err := s.Cmd.StderrPipe()
+	bin := Binary(tb)
+	s, err := launch(bin, env, args)
+	if s != nil {
+		tb.Cleanup(func() {
+			s.Close()
+			if tb.Failed() {
+				tb.Logf("server log:\n%s", s.Logs())
+			}
+		})
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return s
+}
+
+// Launch is Start for a server that outlives one test, such as one shared
+// by a whole suite: it reports errors instead of failing a test, and the
+// caller stops the server with Close (or Stop). The server is returned
+// with the error when it was started, so that the caller can still close
+// it and read its log.
+func Launch(env []string, args ...string) (*Server, error) {
+	bin, err := Build()
+	if err != nil {
+		return nil, fmt.Errorf("build cloudplane: %w", err)
+	}
+	return launch(bin, env, args)
+}
+
+func launch(bin string, env, args []string) (*Server, error) {
+	s := &Server{done: make(chan struct{})}
+	s.Cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "text"}, args...)...)
+	s.Cmd.Env = append(Env(), env...)
+	dieWithParent(s.Cmd)
+	stderr, err := s.Cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
 	if err := s.Cmd.Start(); err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	addr := make(chan string, 1)
 	go func() {
@@ -46,22 +79,38 @@ func Start(tb testing.TB, env []string, args ...string) *Server {
 		_ = s.Cmd.Wait()
 		close(s.done)
 	}()
-	tb.Cleanup(func() {
-		_ = s.Cmd.Process.Kill()
-		<-s.done
-		if tb.Failed() {
-			tb.Logf("server log:\n%s", s.Logs())
-		}
-	})
+	deadline := time.After(30 * time.Second)
 	select {
 	case s.URL = <-addr:
-		return s
 	case <-s.done:
-		tb.Fatalf("serve exited before listening\n%s", s.Logs())
-	case <-time.After(30 * time.Second):
-		tb.Fatalf("serve did not listen within 30 s\n%s", s.Logs())
+		return s, fmt.Errorf("serve exited before listening\n%s", s.Logs())
+	case <-deadline:
+		return s, fmt.Errorf("serve did not listen within 30 s\n%s", s.Logs())
 	}
-	return nil
+	// The port is open before the server has finished starting (the
+	// setup link, for one, is logged after it): /healthz answers once it
+	// serves.
+	for {
+		if res, err := http.Get(s.URL + "/healthz"); err == nil {
+			_ = res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return s, nil
+			}
+		}
+		select {
+		case <-s.done:
+			return s, fmt.Errorf("serve exited before answering /healthz\n%s", s.Logs())
+		case <-deadline:
+			return s, fmt.Errorf("serve did not answer /healthz within 30 s\n%s", s.Logs())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Close kills the server, if it still runs, and waits for it to exit.
+func (s *Server) Close() {
+	_ = s.Cmd.Process.Kill()
+	<-s.done
 }
 
 func (s *Server) readLogs(r io.Reader, addr chan<- string) {
@@ -98,6 +147,37 @@ func (s *Server) WaitLog(tb testing.TB, substr string, n int, timeout time.Durat
 			tb.Fatalf("%q not logged %d times within %s\n%s", substr, n, timeout, s.Logs())
 		}
 	}
+}
+
+// FindLog waits until a line of the log matches re and returns the
+// submatches of the first such line, or an error after timeout or when the
+// server exits first.
+func (s *Server) FindLog(re *regexp.Regexp, timeout time.Duration) ([]string, error) {
+	deadline := time.After(timeout)
+	for {
+		for _, line := range strings.Split(s.Logs(), "\n") {
+			if m := re.FindStringSubmatch(line); m != nil {
+				return m, nil
+			}
+		}
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("server exited before logging %s\n%s", re, s.Logs())
+		case <-deadline:
+			return nil, fmt.Errorf("no %s logged within %s\n%s", re, timeout, s.Logs())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// WaitMatch is FindLog failing the test instead of returning an error.
+func (s *Server) WaitMatch(tb testing.TB, re *regexp.Regexp, timeout time.Duration) []string {
+	tb.Helper()
+	m, err := s.FindLog(re, timeout)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
 
 // Stop sends sig and waits up to timeout for the process to end. It

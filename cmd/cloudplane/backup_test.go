@@ -15,6 +15,7 @@ import (
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
+	"cloudplane/testserver"
 )
 
 // apiGet answers GET path on base with key, failing the test unless 200.
@@ -91,7 +92,7 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, base, _ := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + backup})
+	base := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + backup}).URL
 	body := apiGet(t, base, key, "/api/v1/filesystems")
 	for i := 1; i <= 5; i++ {
 		if !strings.Contains(body, fmt.Sprintf(`"name":"fs%d"`, i)) {
@@ -118,25 +119,16 @@ func TestScheduledBackupsArePruned(t *testing.T) {
 	dir := t.TempDir()
 	live, backups := filepath.Join(dir, "live.db"), filepath.Join(dir, "backups")
 	owner(t, live, "ada@example.com")
-	cmd, _, logs := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + live},
+	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + live},
 		"--backup-dir", backups, "--backup-every", "1s", "--backup-keep", "2")
-	deadline := time.Now().Add(30 * time.Second)
-	for strings.Count(logs.String(), "scheduled backup written") < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("fewer than 3 scheduled backups in 30 s:\n%s", logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	srv.WaitLog(t, "scheduled backup written", 3, 30*time.Second)
+	srv.Stop(t, syscall.SIGTERM, 30*time.Second)
 	entries, err := os.ReadDir(backups)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(entries) != 2 {
-		t.Fatalf("%d files in the backup folder, want the newest 2:\n%s", len(entries), logs.String())
+		t.Fatalf("%d files in the backup folder, want the newest 2:\n%s", len(entries), srv.Logs())
 	}
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), "cloudplane-") || !strings.HasSuffix(e.Name(), ".db") {
@@ -177,7 +169,7 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 		t.Fatalf("a second copy into the same database: exit %d, %q", code, errOut)
 	}
 
-	_, srv, _ := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + target})
+	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + target}).URL
 	body := apiGet(t, srv, key, "/api/v1/filesystems")
 	for i := 1; i <= 3; i++ {
 		if !strings.Contains(body, fmt.Sprintf(`"name":"fs%d"`, i)) {

@@ -16,6 +16,7 @@ import (
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
+	"cloudplane/testserver"
 )
 
 // crashReceiver holds requests open while the first process runs (so some
@@ -95,10 +96,10 @@ func TestKilledServerLosesNoWebhook(t *testing.T) {
 	args := []string{"--database", dsn, "--rate-limit", "off", "--webhook-allow-private", "--webhook-timeout", "1s",
 		"--webhook-workers", "4", "--webhook-retry-schedule", "100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms"}
 
-	first := startServer(t, args...)
+	first := testserver.Start(t, nil, args...)
 	var ids []string
 	for i := 0; i < tickets; i++ {
-		ids = append(ids, createTicket(t, first.url, key))
+		ids = append(ids, createTicket(t, first.URL, key))
 	}
 	for i := 0; i < workers; i++ { // every worker holds a delivery open
 		select {
@@ -107,7 +108,7 @@ func TestKilledServerLosesNoWebhook(t *testing.T) {
 			t.Fatalf("only %d deliveries in flight", i)
 		}
 	}
-	if code := first.stop(t, syscall.SIGKILL); code != -1 {
+	if code := first.Stop(t, syscall.SIGKILL, 30*time.Second); code != -1 {
 		t.Fatalf("exit %d, want death by SIGKILL", code)
 	}
 	// The dead process left deliveries both in flight (leased) and waiting.
@@ -123,14 +124,14 @@ func TestKilledServerLosesNoWebhook(t *testing.T) {
 	rc.expect(ids)
 	close(rc.killed)
 
-	second := startServer(t, args...)
+	second := testserver.Start(t, nil, args...)
 	select {
 	case <-rc.complete:
 	case <-time.After(60 * time.Second):
 		rc.mu.Lock()
 		t.Fatalf("after the restart %d of %d events were delivered", len(rc.delivered), tickets)
 	}
-	if code := second.stop(t, syscall.SIGTERM); code != 0 {
+	if code := second.Stop(t, syscall.SIGTERM, 30*time.Second); code != 0 {
 		t.Fatalf("graceful stop exited %d", code)
 	}
 	// The log agrees: every committed event has one delivery, succeeded.

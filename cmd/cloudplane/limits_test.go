@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"cloudplane/models/modelstest"
+	"cloudplane/testserver"
 )
 
 // One address opening 2,000 connections, idle or sending half its
@@ -27,9 +28,9 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 		t.Skip("opens thousands of connections")
 	}
 	const perIP, total = 256, 2000
-	s := startServer(t, "--database", filepath.Join(t.TempDir(), "c.db"),
+	s := testserver.Start(t, nil, "--database", filepath.Join(t.TempDir(), "c.db"),
 		"--max-connections-per-ip", fmt.Sprint(perIP), "--max-connections", "1000", "--read-timeout", "2s", "--idle-timeout", "1m")
-	addr := strings.TrimPrefix(s.url, "http://")
+	addr := strings.TrimPrefix(s.URL, "http://")
 
 	conns := make([]net.Conn, 0, total)
 	defer func() {
@@ -51,7 +52,7 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 	// Another address, while all of that is open.
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
-	res, err := client.Get(s.url + "/healthz")
+	res, err := client.Get(s.URL + "/healthz")
 	if err != nil {
 		t.Fatalf("a client from another address: %v", err)
 	}
@@ -115,14 +116,14 @@ func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 				timeout = "5m"
 			}
 			// The request's own deadline is far away: only shutdown ends it.
-			s := startServer(t, "--database", dsn, "--shutdown-timeout", timeout, "--request-timeout", "5m",
+			s := testserver.Start(t, nil, "--database", dsn, "--shutdown-timeout", timeout, "--request-timeout", "5m",
 				"--debug-addr", "127.0.0.1:0", "--rate-limit", "off")
 			release := modelstest.HoldWriteLock(t, dsn)
 			defer release()
 
 			answered := make(chan error, 1)
 			go func() {
-				req, _ := http.NewRequest(http.MethodPost, s.url+"/api/v1/filesystems",
+				req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/filesystems",
 					strings.NewReader(`{"name": "stuck", "region": "us-east-1"}`))
 				req.Header.Set("Authorization", "Bearer "+key)
 				req.Header.Set("Content-Type", "application/json")
@@ -135,22 +136,22 @@ func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 			waitForStuckWrite(t, s)
 
 			start := time.Now()
-			if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := s.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
 			bound := 8 * time.Second // well under SQLite's 10 s busy timeout
 			if second {
-				waitForServerLog(t, s, shuttingDownLog)
-				if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				s.WaitMatch(t, shuttingDownLog, 10*time.Second)
+				if err := s.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 					t.Fatal(err)
 				}
 			}
 			select {
-			case <-s.done:
+			case <-s.Done():
 			case <-time.After(bound):
 				t.Fatalf("still running %s after SIGTERM", time.Since(start).Round(time.Millisecond))
 			}
-			code := s.cmd.ProcessState.ExitCode()
+			code := s.Cmd.ProcessState.ExitCode()
 			if second != (code != 0) {
 				t.Fatalf("exit code %d (second signal: %v)", code, second)
 			}
@@ -160,9 +161,9 @@ func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 
 // waitForStuckWrite waits until the server's database pool shows a
 // connection in use: the request is waiting for the write lock.
-func waitForStuckWrite(t *testing.T, s *server) {
+func waitForStuckWrite(t *testing.T, s *testserver.Server) {
 	t.Helper()
-	m := waitForServerLog(t, s, debugListening)
+	m := s.WaitMatch(t, debugListening, 10*time.Second)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 		res, err := http.Get("http://" + m[1] + "/debug/vars")
 		if err == nil {
@@ -185,17 +186,3 @@ var (
 	debugListening  = regexp.MustCompile(`msg="pprof listening" addr=http://(\S+)/debug/pprof/`)
 	shuttingDownLog = regexp.MustCompile(`msg="shutting down`)
 )
-
-// waitForServerLog waits, up to 10 s, for the running server's log to
-// match re.
-func waitForServerLog(t *testing.T, s *server, re *regexp.Regexp) []string {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if m := re.FindStringSubmatch(s.log()); m != nil {
-			return m
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no %s in the log:\n%s", re, s.log())
-	return nil
-}

@@ -58,12 +58,21 @@ var commands = map[string]command{
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "cloudplane:", describe(err))
-		}
-		os.Exit(2)
+	if code := report(run(ctx, os.Args[1:], os.Stdout), os.Stderr); code != 0 {
+		os.Exit(code)
 	}
+}
+
+// report tells the operator what went wrong, in one line on stderr, and
+// returns the exit code: 0 when err is nil, 2 otherwise.
+func report(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, "cloudplane:", describe(err))
+	}
+	return 2
 }
 
 // describe turns a domain error into its message alone: the operator

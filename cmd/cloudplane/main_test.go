@@ -1,41 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"net"
 	"net/http"
-	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"cloudplane/models/modelstest"
+	"cloudplane/testserver"
 )
-
-type result struct {
-	stdout, stderr string
-	exit           int
-}
-
-// cliEnv runs the binary with args and extra environment.
-func cliEnv(t *testing.T, env []string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(cleanEnv(), env...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errOut.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.exit = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 func TestUserAndKeyLifecycle(t *testing.T) {
 	db := modelstest.DSN(t)
@@ -95,68 +70,10 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// logBuffer collects a server's log; tests may read it while it runs.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// startHealthy runs `cloudplane serve` with extra environment and waits
-// for /healthz.
-func startHealthy(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *logBuffer) {
-	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr}, args...)...)
-	cmd.Env = append(cleanEnv(), env...)
-	logs := &logBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	base := "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return cmd, base, logs
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not become healthy: %v\n%s", err, logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestServeHealthAndGracefulStop(t *testing.T) {
 	db := modelstest.DSN(t)
-	cmd, base, logs := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + db})
-	res, err := http.Get(base + "/api/v1/regions")
+	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + db})
+	res, err := http.Get(srv.URL + "/api/v1/regions")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,21 +81,18 @@ func TestServeHealthAndGracefulStop(t *testing.T) {
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("unauthenticated API call: %d", res.StatusCode)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	if code := srv.Stop(t, syscall.SIGTERM, 30*time.Second); code != 0 {
+		t.Fatalf("exit after SIGTERM: %d\n%s", code, srv.Logs())
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
-	}
-	if !strings.Contains(logs.String(), "stopped") {
-		t.Fatalf("no shutdown log:\n%s", logs.String())
+	if !strings.Contains(srv.Logs(), "stopped") {
+		t.Fatalf("no shutdown log:\n%s", srv.Logs())
 	}
 }
 
 // The profiler is served only on --debug-addr, never on the API's port.
 func TestServeDebugAddr(t *testing.T) {
-	debug := freeAddr(t)
-	_, base, _ := startHealthy(t, []string{"CLOUDPLANE_DATABASE=" + modelstest.DSN(t)}, "--debug-addr", debug)
+	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + modelstest.DSN(t)}, "--debug-addr", "127.0.0.1:0")
+	base, debug := srv.URL, srv.WaitMatch(t, debugListening, 10*time.Second)[1]
 	res, err := http.Get("http://" + debug + "/debug/pprof/cmdline")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cloudplane/models/modelstest"
+	"cloudplane/testserver"
 )
 
 // migrate --status lists every step as pending on an empty database and
@@ -42,8 +43,8 @@ func TestMigrateProcessesTogether(t *testing.T) {
 	cmds := make([]*exec.Cmd, 3)
 	outs := make([]bytes.Buffer, len(cmds))
 	for i := range cmds {
-		cmds[i] = exec.CommandContext(ctx, bin, "migrate", "--database", dsn)
-		cmds[i].Env = cleanEnv()
+		cmds[i] = exec.CommandContext(ctx, testserver.Binary(t), "migrate", "--database", dsn)
+		cmds[i].Env = testserver.Env()
 		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
 	}
 	for _, c := range cmds {

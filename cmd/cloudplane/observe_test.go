@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"cloudplane/models/modelstest"
+	"cloudplane/testserver"
 )
 
 var versionLine = regexp.MustCompile(`^cloudplane (\S+) \(commit (\S+), (go\S+)\)\n$`)
@@ -62,14 +63,15 @@ var metricsListening = regexp.MustCompile(`msg="metrics listening" addr=(http://
 // build and every limiter; a Redis that does not answer makes the server
 // not ready, but alive.
 func TestServeMetricsAndReadiness(t *testing.T) {
-	s := startServer(t, "--database", modelstest.DSN(t), "--metrics-addr", "127.0.0.1:0",
-		"--redis-url", "redis://"+freeAddr(t))
-	m := metricsListening.FindStringSubmatch(s.log())
+	s := testserver.Start(t, nil, "--database", modelstest.DSN(t), "--metrics-addr", "127.0.0.1:0",
+		"--redis-url", "redis://127.0.0.1:1") // nothing listens on port 1
+	m := metricsListening.FindStringSubmatch(s.Logs())
 	if m == nil {
-		t.Fatalf("no metrics address in the log:\n%s", s.log())
+		t.Fatalf("no metrics address in the log:\n%s", s.Logs())
 	}
 	body := get(t, m[1], http.StatusOK)
-	b := versionLine.FindStringSubmatch(mustCLI(t, "version"))
+	version, _, _ := testserver.Run(t, nil, "version") // the server's build, not this test's
+	b := versionLine.FindStringSubmatch(version)
 	for _, want := range []string{
 		`cloudplane_build_info{commit="` + b[2] + `",go_version="` + b[3] + `",version="` + b[1] + `"} 1`,
 		`cloudplane_rate_limit_rejections_total{limiter="auth"} 0`,
@@ -80,16 +82,16 @@ func TestServeMetricsAndReadiness(t *testing.T) {
 			t.Errorf("no %s in the metrics:\n%s", want, body)
 		}
 	}
-	if !strings.Contains(s.log(), `version=`+b[1]) {
-		t.Errorf("the startup line does not name the version:\n%s", s.log())
+	if !strings.Contains(s.Logs(), `version=`+b[1]) {
+		t.Errorf("the startup line does not name the version:\n%s", s.Logs())
 	}
-	get(t, s.url+"/livez", http.StatusOK)
+	get(t, s.URL+"/livez", http.StatusOK)
 	var ready struct{ Status, Reason string }
-	if err := json.Unmarshal([]byte(get(t, s.url+"/readyz", http.StatusServiceUnavailable)), &ready); err != nil ||
+	if err := json.Unmarshal([]byte(get(t, s.URL+"/readyz", http.StatusServiceUnavailable)), &ready); err != nil ||
 		ready.Status != "unavailable" || !strings.HasPrefix(ready.Reason, "redis: ") {
 		t.Fatalf("readyz with Redis down: %+v %v", ready, err)
 	}
-	get(t, s.url+"/metrics", http.StatusNotFound) // not on the public port
+	get(t, s.URL+"/metrics", http.StatusNotFound) // not on the public port
 }
 
 func get(t *testing.T, url string, status int) string {

@@ -4,17 +4,13 @@
 package tickets
 
 import (
-	"bufio"
-	"bytes"
+	"cloudplane/testserver"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,113 +21,31 @@ import (
 // hanging the suite.
 const stepTimeout = 30 * time.Second
 
-// bin is the cloudplane binary, built once for the package.
-var bin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cloudplane-e2e-tickets-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "cloudplane")
-	if out, err := exec.Command("go", "build", "-o", bin, "cloudplane/cmd/cloudplane").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // plane is a running `cloudplane serve` on its own database.
 type plane struct {
-	t        *testing.T
-	database string
-	url      string
-	mu       sync.Mutex
-	logs     bytes.Buffer
+	t   *testing.T
+	env []string // the plane's database, for the server and the CLI
+	url string
 }
 
-var listening = regexp.MustCompile(`msg="cloudplane listening" addr=(http://\S+)`)
-
-// startPlane serves a fresh SQLite database on a free port, letting
-// webhooks reach this machine over plain http.
+// startPlane serves a fresh SQLite database on port 0, letting webhooks
+// reach this machine over plain http.
 func startPlane(t *testing.T) *plane {
 	t.Helper()
-	p := &plane{t: t, database: filepath.Join(t.TempDir(), "cloudplane.db")}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--webhook-allow-private", "--rate-limit", "off")
-	cmd.Env = p.env()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go p.readLogs(stderr, addr)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-		if t.Failed() {
-			t.Logf("server log:\n%s", p.log())
-		}
-	})
-	select {
-	case p.url = <-addr:
-	case <-done:
-		t.Fatalf("cloudplane serve exited:\n%s", p.log())
-	case <-time.After(stepTimeout):
-		t.Fatalf("cloudplane serve did not listen:\n%s", p.log())
-	}
+	p := &plane{t: t, env: []string{"CLOUDPLANE_DATABASE=" + filepath.Join(t.TempDir(), "cloudplane.db")}}
+	p.url = testserver.Start(t, p.env, "--webhook-allow-private", "--rate-limit", "off").URL
 	return p
-}
-
-// env is the environment of every command: the test's database, and none
-// of the developer's CLOUDPLANE_* settings.
-func (p *plane) env() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLOUDPLANE_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "CLOUDPLANE_DATABASE="+p.database)
-}
-
-func (p *plane) readLogs(r io.Reader, addr chan<- string) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		p.mu.Lock()
-		p.logs.WriteString(line + "\n")
-		p.mu.Unlock()
-		if m := listening.FindStringSubmatch(line); m != nil {
-			addr <- m[1]
-		}
-	}
-}
-
-func (p *plane) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.logs.String()
 }
 
 // cli runs an operator command against the plane's database and returns
 // the last line it printed (where commands put a secret).
 func (p *plane) cli(args ...string) string {
 	p.t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Env, cmd.Stdout, cmd.Stderr = p.env(), &out, &errOut
-	if err := cmd.Run(); err != nil {
-		p.t.Fatalf("cloudplane %s: %v: %s", strings.Join(args, " "), err, errOut.String())
+	out, errOut, code := testserver.Run(p.t, p.env, args...)
+	if code != 0 {
+		p.t.Fatalf("cloudplane %s: exit %d: %s", strings.Join(args, " "), code, errOut)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	return lines[len(lines)-1]
 }
 

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package testserver
+
+import "os/exec"
+
+func dieWithParent(*exec.Cmd) {}
