@@ -78,7 +78,7 @@ type copyTarget struct {
 // after the tables it references, and checks the target is empty and has
 // every one of them.
 func copyOrder(ctx context.Context, src, dst *sql.Tx) ([]copyTarget, error) {
-	names, err := queryStrings(ctx, src, "SELECT name FROM sqlite_master WHERE type = 'table' "+
+	names, err := strings1(ctx, src, "SELECT name FROM sqlite_master WHERE type = 'table' "+
 		"AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name")
 	if err != nil {
 		return nil, err
@@ -273,23 +273,6 @@ func insertStatement(table string, cols []string, rows int) string {
 		b.WriteByte(')')
 	}
 	return b.String()
-}
-
-func queryStrings(ctx context.Context, tx *sql.Tx, query string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // quoteIdent quotes a table or column name read from the database's own
