@@ -41,8 +41,8 @@ var errMissingKey = &models.Error{Code: models.CodeInvalidAPIKey,
 // against the account's general limit. Only authenticated requests reach
 // that limit, so a flood of bad keys never spends an account's budget.
 //
-// Every failed authentication (401, 403, or a lookup that failed) counts
-// against the client's address instead, and is answered 429 once that
+// Every refused key (401, 403) counts against the client's address
+// instead, and is answered 429 once that
 // budget is spent. A valid key is still served from such an address: a
 // script stuck on a revoked key must not lock out everyone behind the same
 // NAT. The price is that a blocked address still learns which keys are
@@ -55,8 +55,14 @@ func (g *Guard) Authenticate(c *fiber.Ctx) error {
 		actor, err = g.store.Authenticate(c.UserContext(), secret)
 	}
 	if err != nil {
-		if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+c.IP()); limited != nil {
-			return limited
+		// Only a refused key counts against the address: a database that
+		// cannot answer is the server's failure, not a guess, and must be
+		// answered as such (503), not turned into 429s for everyone
+		// behind the address.
+		if refusedKey(err) {
+			if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+c.IP()); limited != nil {
+				return limited
+			}
 		}
 		return err
 	}
@@ -66,6 +72,11 @@ func (g *Guard) Authenticate(c *fiber.Ctx) error {
 		return limited
 	}
 	return c.Next()
+}
+
+func refusedKey(err error) bool {
+	code := models.ErrorCode(err)
+	return code == models.CodeInvalidAPIKey || code == models.CodeAccountInactive
 }
 
 // LaunchLimit applies the launch limit; it runs after Authenticate.

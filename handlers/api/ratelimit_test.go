@@ -278,3 +278,26 @@ func (f *failRecorder) Errorf(format string, args ...any) {
 	f.failed = true
 	f.msg = fmt.Sprintf(format, args...)
 }
+
+// A database that cannot answer is not a key guesser: failed lookups are
+// answered as the server's failure, never as 429s that would go on
+// refusing everyone behind the address once the database is back.
+func TestDatabaseFailureDoesNotSpendTheAddressBudget(t *testing.T) {
+	e, _ := limitedEnv(t)
+	if err := e.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Straight to the app: the reference documents no 5xx for this route.
+	for i := 0; i < 10; i++ {
+		req, _ := http.NewRequest(http.MethodGet, "/api/v1/regions", nil)
+		req.Header.Set("Authorization", "Bearer cpk_0123456789abcdef0123456789abcdef")
+		res, err := e.app.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode == http.StatusTooManyRequests || res.StatusCode < 500 {
+			t.Fatalf("request %d with the database gone: %d; want a 5xx, never 429", i+1, res.StatusCode)
+		}
+	}
+}
