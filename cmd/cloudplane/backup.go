@@ -92,9 +92,12 @@ const (
 // start runs the schedule until the returned stop is called. The first
 // backup is due one period after the newest one already in the folder, so
 // a server that restarts often neither skips backups nor floods the folder.
-func (b *backupFlags) start(db *gorm.DB, log *slog.Logger, now func() time.Time) (stop func()) {
+func (b *backupFlags) start(db *gorm.DB, log *slog.Logger, now func() time.Time, outcome func(time.Time, error)) (stop func()) {
 	if b.dir == "" {
 		return func() {}
+	}
+	if outcome == nil {
+		outcome = func(time.Time, error) {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -111,7 +114,10 @@ func (b *backupFlags) start(db *gorm.DB, log *slog.Logger, now func() time.Time)
 				return
 			case <-time.After(wait):
 			}
-			b.takeBackup(ctx, db, log, now())
+			at := now()
+			if err := b.takeBackup(ctx, db, log, at); ctx.Err() == nil {
+				outcome(at, err)
+			}
 		}
 	}()
 	return func() { cancel(); wg.Wait() }
@@ -132,14 +138,14 @@ func (b *backupFlags) nextDue(now time.Time) time.Time {
 }
 
 // takeBackup writes one backup and prunes the oldest beyond keep.
-func (b *backupFlags) takeBackup(ctx context.Context, db *gorm.DB, log *slog.Logger, at time.Time) {
+func (b *backupFlags) takeBackup(ctx context.Context, db *gorm.DB, log *slog.Logger, at time.Time) error {
 	to := filepath.Join(b.dir, backupPrefix+at.UTC().Format(backupLayout)+".db")
 	started := time.Now()
 	if err := models.Backup(ctx, db, to); err != nil {
 		if ctx.Err() == nil {
 			log.Error("scheduled backup failed", "to", to, "err", err)
 		}
-		return
+		return err
 	}
 	log.Info("scheduled backup written", "to", to, "duration", time.Since(started).Round(time.Millisecond))
 	names := b.existing()
@@ -150,6 +156,7 @@ func (b *backupFlags) takeBackup(ctx context.Context, db *gorm.DB, log *slog.Log
 		}
 		names = names[1:]
 	}
+	return nil
 }
 
 // existing lists the folder's scheduled backups, oldest first.

@@ -120,8 +120,22 @@ func TestScheduledBackupsArePruned(t *testing.T) {
 	live, backups := filepath.Join(dir, "live.db"), filepath.Join(dir, "backups")
 	owner(t, live, "ada@example.com")
 	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + live},
-		"--backup-dir", backups, "--backup-every", "1s", "--backup-keep", "2")
+		"--backup-dir", backups, "--backup-every", "1s", "--backup-keep", "2", "--metrics-addr", "127.0.0.1:0")
 	srv.WaitLog(t, "scheduled backup written", 3, 30*time.Second)
+	// Each outcome reaches the metrics too.
+	m := metricsListening.FindStringSubmatch(srv.Logs())
+	if m == nil {
+		t.Fatalf("no metrics address in the log:\n%s", srv.Logs())
+	}
+	scraped := get(t, m[1], http.StatusOK)
+	var successes float64
+	if _, err := fmt.Sscanf(afterPrefix(scraped, `cloudplane_backups_total{outcome="success"} `), "%g", &successes); err != nil || successes < 3 {
+		t.Fatalf("cloudplane_backups_total success %v (%v) after 3 backups:\n%s", successes, err, scraped)
+	}
+	if !strings.Contains(scraped, `cloudplane_backups_total{outcome="failure"} 0`) ||
+		!strings.Contains(scraped, "cloudplane_backup_last_success_timestamp_seconds 1") {
+		t.Fatalf("backup series missing or wrong:\n%s", scraped)
+	}
 	srv.Stop(t, syscall.SIGTERM, 30*time.Second)
 	entries, err := os.ReadDir(backups)
 	if err != nil {
@@ -179,4 +193,14 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 	if body := apiGet(t, srv, key, "/api/v1/tickets"); !strings.Contains(body, "moving") {
 		t.Fatalf("copied server lacks the ticket: %s", body)
 	}
+}
+
+// afterPrefix returns the text after the first line starting with prefix.
+func afterPrefix(text, prefix string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			return rest
+		}
+	}
+	return ""
 }

@@ -117,7 +117,11 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	stopWebhooks := startWebhooks(store, dispatch, f.webhooks.retention)
-	stopBackups := f.backups.start(db, log, time.Now)
+	var backupOutcome func(time.Time, error)
+	if f.backups.dir != "" {
+		backupOutcome = meters.WatchBackups()
+	}
+	stopBackups := f.backups.start(db, log, time.Now, backupOutcome)
 	stopBackground := func() { stopBackups(); stopWebhooks() }
 	// On a failed start the dispatcher and backups stop, then the database
 	// closes; after a signal, shutdown does it within its timeout instead.
