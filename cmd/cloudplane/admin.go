@@ -40,6 +40,10 @@ func usersCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	defer store.Close()
 	u, err := store.CreateUser(ctx, models.OperatorActor, models.CreateUserInput{Email: *email, Password: *password, Role: *role})
 	if err != nil {
+		if _, lookupErr := store.UserByEmail(ctx, *email); lookupErr == nil {
+			// The usual reason to create a user again is a lost password.
+			return fmt.Errorf("%s already has a user; to give them a new password run: cloudplane users reset-password --email %s", *email, *email)
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "created %s user %s (id %s)\n", u.Role, u.Email, u.ID)

@@ -43,6 +43,12 @@ func TestUsersResetPasswordAndList(t *testing.T) {
 		t.Fatalf("new password: %v", err)
 	}
 
+	// Creating an existing user again points at what the operator wants.
+	if _, errOut, code := cli(t, "users", "create", "--database", dsn, "--email", "ada@example.com",
+		"--password", "correct horse battery"); code == 0 || strings.Count(errOut, "\n") != 1 ||
+		!strings.Contains(errOut, "users reset-password --email ada@example.com") {
+		t.Fatalf("users create of an existing email: exit %d, stderr %q", code, errOut)
+	}
 	for _, args := range [][]string{
 		{"users", "reset-password", "--database", dsn, "--email", "nobody@example.com"},
 		{"users", "reset-password", "--database", dsn, "--email", "sam@example.com", "--password", "short"},
