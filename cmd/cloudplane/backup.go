@@ -114,10 +114,7 @@ func (b *backupFlags) start(db *gorm.DB, log *slog.Logger, now func() time.Time,
 				return
 			case <-time.After(wait):
 			}
-			at := now()
-			if err := b.takeBackup(ctx, db, log, at); ctx.Err() == nil {
-				outcome(at, err)
-			}
+			b.takeBackup(ctx, db, log, now(), outcome)
 		}
 	}()
 	return func() { cancel(); wg.Wait() }
@@ -138,15 +135,19 @@ func (b *backupFlags) nextDue(now time.Time) time.Time {
 }
 
 // takeBackup writes one backup and prunes the oldest beyond keep.
-func (b *backupFlags) takeBackup(ctx context.Context, db *gorm.DB, log *slog.Logger, at time.Time) error {
+// The outcome is counted before it is logged, so whoever reads the log
+// finds it in the metrics too.
+func (b *backupFlags) takeBackup(ctx context.Context, db *gorm.DB, log *slog.Logger, at time.Time, outcome func(time.Time, error)) {
 	to := filepath.Join(b.dir, backupPrefix+at.UTC().Format(backupLayout)+".db")
 	started := time.Now()
 	if err := models.Backup(ctx, db, to); err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil { // not a backup cut short by shutdown
+			outcome(at, err)
 			log.Error("scheduled backup failed", "to", to, "err", err)
 		}
-		return err
+		return
 	}
+	outcome(at, nil)
 	log.Info("scheduled backup written", "to", to, "duration", time.Since(started).Round(time.Millisecond))
 	names := b.existing()
 	for len(names) > b.keep {
@@ -156,7 +157,6 @@ func (b *backupFlags) takeBackup(ctx context.Context, db *gorm.DB, log *slog.Log
 		}
 		names = names[1:]
 	}
-	return nil
 }
 
 // existing lists the folder's scheduled backups, oldest first.
