@@ -79,38 +79,86 @@ type ImageSpec struct {
 	Family string `json:"family,omitempty"`
 }
 
-// resolveImage finds the image spec names in region, or explains as a
-// field error on image why there is none.
-func resolveImage(spec ImageSpec, region string) (*Image, error) {
+// DefaultImageFamily is the family a launch without an image boots: the
+// reference's default is "the latest Lambda Stack image".
+const DefaultImageFamily = "lambda-stack-24-04"
+
+// maxImageRef bounds an image id or family in a launch request, so that
+// what is echoed in an error stays short; no real one comes close.
+const maxImageRef = 128
+
+const suggestImages = "List the images offered in each region with GET /api/v1/images"
+
+// validate checks the spec's shape: exactly one of id and family, each a
+// short line of text. Whether it names an image is resolveImage's to say.
+func (spec *ImageSpec) validate(f *FieldErrors) {
+	field, ref := "image.id", spec.ID
 	switch {
 	case spec.ID != "" && spec.Family != "":
-		return nil, InvalidField("image", "give either id or family, not both")
+		f.Add("image", "must have either an id or a family, not both")
+		return
 	case spec.ID == "" && spec.Family == "":
-		return nil, InvalidField("image", "must have an id or a family; see GET /api/v1/images")
+		f.Add("image", "must have an id or a family; see GET /api/v1/images")
+		return
+	case spec.Family != "":
+		field, ref = "image.family", spec.Family
 	}
-	var found *Image
-	known := false
+	if checkLine(f, field, ref) && len(ref) > maxImageRef {
+		f.Add(field, fmt.Sprintf("must be at most %d characters, got %d", maxImageRef, len(ref)))
+	}
+}
+
+// resolveImage finds the image a validated spec names in region: by id,
+// or the family's newest version there. An image or family that does not
+// exist, or is not offered in region, is CodeNotFound on the field, with
+// the reference's suggestion.
+func resolveImage(spec ImageSpec, region string) (*Image, error) {
+	var found, elsewhere *Image
 	for i := range Images {
 		img := &Images[i]
 		if (spec.ID != "" && img.ID != spec.ID) || (spec.Family != "" && img.Family != spec.Family) {
 			continue
 		}
-		known = true
-		if img.Region.Name == region {
-			found = img // the last listed is the newest version
+		if img.Region.Name != region {
+			elsewhere = img
+			continue
 		}
+		found = img // the last listed is the newest version
 	}
 	switch {
 	case found != nil:
 		return found, nil
-	case !known && spec.ID != "":
-		return nil, InvalidField("image.id", fmt.Sprintf("unknown image %q; see GET /api/v1/images", spec.ID))
-	case !known:
-		return nil, InvalidField("image.family", fmt.Sprintf("unknown image family %q; see GET /api/v1/images", spec.Family))
+	case elsewhere == nil && spec.ID != "":
+		return nil, imageNotFound("image.id", fmt.Sprintf("image %q does not exist", spec.ID))
+	case elsewhere == nil:
+		return nil, imageNotFound("image.family", fmt.Sprintf("image family %q does not exist", spec.Family))
 	case spec.ID != "":
-		return nil, InvalidField("image.id", fmt.Sprintf("image %q is not offered in %s", spec.ID, region))
+		return nil, imageNotFound("image.id", fmt.Sprintf("image %q (%s) is not offered in %s", spec.ID, elsewhere.Name, region))
 	}
-	return nil, InvalidField("image.family", fmt.Sprintf("image family %q is not offered in %s", spec.Family, region))
+	return nil, imageNotFound("image.family", fmt.Sprintf("image family %q is not offered in %s", spec.Family, region))
+}
+
+func imageNotFound(field, msg string) error {
+	return &Error{Code: CodeNotFound, Message: field + ": " + msg, Suggestion: suggestImages,
+		Fields: map[string]string{field: msg}}
+}
+
+// launchImageID is the id of the image a launch boots in its region: the
+// one it names, or else the newest of DefaultImageFamily there (nil: the
+// region offers none, and the instance records no image).
+func launchImageID(in *LaunchInstancesInput) (*string, error) {
+	spec := ImageSpec{Family: DefaultImageFamily}
+	if in.Image != nil {
+		spec = *in.Image
+	}
+	img, err := resolveImage(spec, in.RegionName)
+	switch {
+	case err == nil:
+		return &img.ID, nil
+	case in.Image != nil:
+		return nil, err
+	}
+	return nil, nil
 }
 
 // LookupImage finds an image by id.

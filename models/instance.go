@@ -35,6 +35,10 @@ type Instance struct {
 
 	// Tags are the labels given at launch.
 	Tags []InstanceTag `gorm:"serializer:json;not null"`
+
+	// ImageID is the catalogue image it booted (see Images); nil for
+	// instances launched before images were recorded.
+	ImageID *string `gorm:"size:32"`
 }
 
 // InstanceTag is a key/value label on an instance. The JSON tags are the

@@ -14,7 +14,9 @@ import (
 // Codes: CodeInvalidParameters (bad input, naming the field);
 // CodeInvalidAddress (the account's billing address is invalid);
 // CodeNotFound (the SSH key, a filesystem or a ruleset is not the
-// account's); CodeFilesystemWrongZone; CodeInsufficientCap. Capacity holds
+// account's; the image does not exist or is not offered in the region);
+// CodeFilesystemWrongZone; CodeInsufficientCap. Each instance records its
+// image (see launchImageID). Capacity holds
 // under concurrent launches from any account (see reserveCapacity).
 // Records one instance/launched event per instance: each is its own object.
 func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInstancesInput) ([]string, error) {
@@ -42,6 +44,10 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 		if err != nil {
 			return err
 		}
+		imageID, err := launchImageID(&in)
+		if err != nil {
+			return err
+		}
 		rulesets, err := launchRulesets(tx, accountID, &in)
 		if err != nil {
 			return err
@@ -50,7 +56,7 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 			return err
 		}
 		for range *in.Quantity {
-			id, err := s.createInstance(tx, actor, accountID, &in, mounts, rulesets)
+			id, err := s.createInstance(tx, actor, accountID, &in, imageID, mounts, rulesets)
 			if err != nil {
 				return err
 			}
@@ -76,7 +82,7 @@ func launchNotFound(err error, field, suggestion string) error {
 }
 
 func (s *Store) createInstance(tx *gorm.DB, actor Actor, accountID string, in *LaunchInstancesInput,
-	mounts []InstanceFilesystem, rulesetIDs []string) (string, error) {
+	imageID *string, mounts []InstanceFilesystem, rulesetIDs []string) (string, error) {
 	ip, err := freePublicIP(tx)
 	if err != nil {
 		return "", err
@@ -87,7 +93,7 @@ func (s *Store) createInstance(tx *gorm.DB, actor Actor, accountID string, in *L
 		InstanceTypeName: in.InstanceTypeName, Status: InstanceBooting, StatusUntil: &until,
 		IP: ip, PrivateIP: randomPrivateIP(), Hostname: in.Hostname,
 		SSHKeyNames: []string{in.SSHKeyNames[0]}, Tags: append([]InstanceTag{}, in.Tags...),
-		CreatedAt: now, UpdatedAt: now}
+		ImageID: imageID, CreatedAt: now, UpdatedAt: now}
 	if inst.Hostname == "" {
 		inst.Hostname = strings.ReplaceAll(ip, ".", "-")
 	}
@@ -112,8 +118,11 @@ func (s *Store) createInstance(tx *gorm.DB, actor Actor, accountID string, in *L
 			return "", err
 		}
 	}
-	return inst.ID, s.audit(tx, actor, accountID, "instance", "launched", []string{lrn("instance", inst.ID)},
-		map[string]any{"name": inst.Name, "region_name": inst.RegionName, "instance_type_name": inst.InstanceTypeName})
+	details := map[string]any{"name": inst.Name, "region_name": inst.RegionName, "instance_type_name": inst.InstanceTypeName}
+	if imageID != nil {
+		details["image_id"] = *imageID
+	}
+	return inst.ID, s.audit(tx, actor, accountID, "instance", "launched", []string{lrn("instance", inst.ID)}, details)
 }
 
 // randomPublicIP returns an address in 198.18.0.0/15, the block set aside

@@ -31,9 +31,12 @@ type RulesetRef struct {
 	ID string `json:"id"`
 }
 
+// MaxUserDataBytes bounds a launch's user data: the reference's 1 MB.
+const MaxUserDataBytes = 1_000_000
+
 // LaunchInstancesInput is a launch request, shaped as the reference's.
-// Image and user data are accepted by the API but not simulated, so they
-// have no field here.
+// User data is checked as the reference describes it but not kept: the
+// instances are simulated, so nothing would run it.
 type LaunchInstancesInput struct {
 	RegionName       string                 `json:"region_name"`
 	InstanceTypeName string                 `json:"instance_type_name"`
@@ -45,6 +48,8 @@ type LaunchInstancesInput struct {
 	Hostname         string                 `json:"hostname"`
 	FirewallRulesets []RulesetRef           `json:"firewall_rulesets"`
 	Tags             []InstanceTag          `json:"tags"`
+	Image            *ImageSpec             `json:"image"`     // nil: DefaultImageFamily
+	UserData         string                 `json:"user_data"` // cloud-init, plain text
 }
 
 // Validate checks what can be checked without the database and sets the
@@ -84,6 +89,12 @@ func (in *LaunchInstancesInput) Validate() error {
 	}
 	checkList(&f, "firewall_rulesets", ".id", rulesetIDs)
 	validateTags(&f, in.Tags)
+	if in.Image != nil {
+		in.Image.validate(&f)
+	}
+	if checkMultiline(&f, "user_data", in.UserData) && len(in.UserData) > MaxUserDataBytes {
+		f.Add("user_data", fmt.Sprintf("must be at most 1 MB (%d bytes), got %d bytes", MaxUserDataBytes, len(in.UserData)))
+	}
 	return f.Err()
 }
 

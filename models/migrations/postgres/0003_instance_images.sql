@@ -1,0 +1,3 @@
+-- Instances remember the catalogue image they booted. Instances launched
+-- before keep NULL: which image they had was never recorded.
+ALTER TABLE instances ADD COLUMN image_id varchar(32);
