@@ -42,13 +42,19 @@ func TestLaunchRecordsItsImage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := launchInput(tc.region, 1)
 			in.Image = tc.image
-			d := f.instance(t, f.alice, f.launch(t, f.alice, in)[0])
+			id := f.launch(t, f.alice, in)[0]
+			d := f.instance(t, f.alice, id)
 			if d.ImageID == nil || *d.ImageID != tc.want.ID {
 				t.Fatalf("image %v, want %s (%s)", d.ImageID, tc.want.ID, tc.want.Name)
 			}
-			evs := f.events(t, f.alice, "instance")
-			if got := evs[len(evs)-1].AdditionalDetails["image_id"]; got != tc.want.ID {
-				t.Fatalf("launched event's image_id %v, want %s", got, tc.want.ID)
+			recorded := 0
+			for _, ev := range f.events(t, f.alice, "instance") {
+				if ev.ResourceLRNs[0] == "lrn:cloud:instance:"+id && ev.AdditionalDetails["image_id"] == tc.want.ID {
+					recorded++
+				}
+			}
+			if recorded != 1 {
+				t.Fatalf("%d launched events name image %s", recorded, tc.want.ID)
 			}
 		})
 	}
