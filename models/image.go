@@ -161,6 +161,16 @@ func launchImageID(in *LaunchInstancesInput) (*string, error) {
 	return nil, nil
 }
 
+// ImageVersion finds the image of family and version offered in region.
+func ImageVersion(family, version, region string) (*Image, bool) {
+	for i := range Images {
+		if img := &Images[i]; img.Family == family && img.Version == version && img.Region.Name == region {
+			return img, true
+		}
+	}
+	return nil, false
+}
+
 // LookupImage finds an image by id.
 func LookupImage(id string) (*Image, bool) {
 	for i := range Images {

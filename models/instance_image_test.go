@@ -6,26 +6,15 @@ import (
 	"testing"
 
 	"cloudplane/models"
+	"cloudplane/models/modelstest"
 )
-
-// catalogueImage is the catalogue's image of family and version in region.
-func catalogueImage(t *testing.T, family, version, region string) models.Image {
-	t.Helper()
-	for _, img := range models.Images {
-		if img.Family == family && img.Version == version && img.Region.Name == region {
-			return img
-		}
-	}
-	t.Fatalf("no image %s %s in %s", family, version, region)
-	return models.Image{}
-}
 
 // An instance records the image it boots: the one named by id, the
 // family's newest version in the launch region, or without an image the
 // newest Lambda Stack there, as the reference's default reads.
 func TestLaunchRecordsItsImage(t *testing.T) {
 	f := newFixture(t)
-	old := catalogueImage(t, "ubuntu-lts", "22.04.05", "us-west-1")
+	old := modelstest.Image(t, "ubuntu-lts", "22.04.05", "us-west-1")
 	cases := []struct {
 		name   string
 		region string
@@ -33,10 +22,10 @@ func TestLaunchRecordsItsImage(t *testing.T) {
 		want   models.Image
 	}{
 		{"by id", "us-west-1", &models.ImageSpec{ID: old.ID}, old},
-		{"by family", "us-east-1", &models.ImageSpec{Family: "ubuntu-lts"}, catalogueImage(t, "ubuntu-lts", "24.04.03", "us-east-1")},
+		{"by family", "us-east-1", &models.ImageSpec{Family: "ubuntu-lts"}, modelstest.Image(t, "ubuntu-lts", "24.04.03", "us-east-1")},
 		{"an Arm family where it is offered", "us-east-1", &models.ImageSpec{Family: "ubuntu-lts-arm64"},
-			catalogueImage(t, "ubuntu-lts-arm64", "24.04.03", "us-east-1")},
-		{"none", "europe-central-1", nil, catalogueImage(t, models.DefaultImageFamily, "2025.10", "europe-central-1")},
+			modelstest.Image(t, "ubuntu-lts-arm64", "24.04.03", "us-east-1")},
+		{"none", "europe-central-1", nil, modelstest.Image(t, models.DefaultImageFamily, "2025.10", "europe-central-1")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,7 +54,7 @@ func TestLaunchRecordsItsImage(t *testing.T) {
 // way to list images, and launches nothing.
 func TestLaunchImageRefusals(t *testing.T) {
 	f := newFixture(t)
-	west := catalogueImage(t, "ubuntu-lts", "24.04.03", "us-west-1")
+	west := modelstest.Image(t, "ubuntu-lts", "24.04.03", "us-west-1")
 	cases := []struct {
 		name  string
 		image models.ImageSpec

@@ -14,6 +14,9 @@ const MaxLaunchQuantity = 10
 // maxLaunchList bounds each list in a launch request.
 const maxLaunchList = 50
 
+// MaxInstanceTags is the most tags a launch may give.
+const MaxInstanceTags = maxLaunchList
+
 var (
 	hostnamePattern   = regexp.MustCompile(`^[a-z0-9][0-9a-z-]{0,62}$`)
 	mountPointPattern = regexp.MustCompile(`^(/home|/lambda/nfs|/data)[/a-zA-Z0-9-]*$`)

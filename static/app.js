@@ -151,7 +151,8 @@
 
   // The launch form narrows its choices with script: a chosen instance
   // type allows only the regions where it has capacity, and a chosen
-  // region only the filesystems and rulesets that live there. The server
+  // region only the images it offers and the filesystems and rulesets
+  // that live there. The server
   // checks the same again; without script every choice is offered.
   function narrowLaunch(form) {
     var type = form.querySelector('input[name="instance_type_name"]:checked');
@@ -167,6 +168,15 @@
       }
       if (region.selectedOptions.length && region.selectedOptions[0].disabled) {
         region.value = "";
+      }
+    }
+    // Images: only the ones the chosen region offers.
+    var images = form.querySelectorAll("option[data-regions]");
+    for (var k = 0; k < images.length; k++) {
+      var offered = (images[k].dataset.regions || "").split(" ");
+      images[k].disabled = region.value !== "" && offered.indexOf(region.value) < 0;
+      if (images[k].disabled && images[k].selected) {
+        images[k].parentNode.parentNode.value = "";
       }
     }
     var items = form.querySelectorAll("[data-region]");

@@ -8,4 +8,6 @@ type Option struct {
 	Region   string // the region the choice lives in, for the launch form's script
 	Checked  bool   // a checkbox's; a select or radio group chooses by the field's Value
 	Disabled bool
+	Group    string   // a grouped select's optgroup label; options of a group are adjacent
+	Regions  []string // the regions that offer a select's option, for the launch form's script
 }

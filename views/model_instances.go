@@ -40,6 +40,10 @@ type Instance struct {
 	Price             string // "$0.75 / hour"
 	Launched          time.Time
 	SSHKeys           []string
+	SSHKeyFile        string // the file the SSH keys page suggested for the key's private half
+	Image             string // the image's name, "" when none was recorded
+	ImageVersion      string
+	ImageDescription  string
 	Mounts            []Mount
 	Rulesets          []string // names
 	CanRestart        bool
@@ -81,15 +85,38 @@ type Instances struct {
 	Rows []Instance
 }
 
+// SSHCommand is the command that logs in to the instance with the key's
+// private half where the SSH keys page said to save it.
+func (i Instance) SSHCommand() string {
+	if i.SSHKeyFile == "" {
+		return "ssh ubuntu@" + i.IP
+	}
+	return "ssh -i ~/.ssh/" + i.SSHKeyFile + " ubuntu@" + i.IP
+}
+
 // Launch is the launch form with everything it offers.
 type Launch struct {
 	Form        Form
 	Types       []InstanceType
 	Region      Field // a select
 	SSHKey      Field // a select
+	Image       Field // a select grouped by family
 	Filesystems Field // a checkbox list
 	Rulesets    Field // a checkbox list
-	CSRF        string
+	Tags        []TagRow
+	TagsError   string // a problem with the list as a whole
+	MaxTags     int
+	// BillingInvalid warns that launches are refused until support
+	// corrects the account's billing address.
+	BillingInvalid bool
+	CSRF           string
+}
+
+// TagRow is one key/value row of the launch form's tags; blank rows are
+// ignored.
+type TagRow struct {
+	Key, Value string
+	Error      string // a sentence about the row
 }
 
 // InstanceType is one choice of the launch form's type list.

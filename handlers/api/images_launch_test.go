@@ -7,19 +7,8 @@ import (
 	"testing"
 
 	"cloudplane/models"
+	"cloudplane/models/modelstest"
 )
-
-// catalogueImage is the catalogue's image of family and version in region.
-func catalogueImage(t *testing.T, family, version, region string) models.Image {
-	t.Helper()
-	for _, img := range models.Images {
-		if img.Family == family && img.Version == version && img.Region.Name == region {
-			return img
-		}
-	}
-	t.Fatalf("no image %s %s in %s", family, version, region)
-	return models.Image{}
-}
 
 // Launch's image is an id or a family of the catalogue offered in the
 // launch region. One that does not exist or is offered elsewhere is the
@@ -29,8 +18,8 @@ func catalogueImage(t *testing.T, family, version, region string) models.Image {
 func TestLaunchImages(t *testing.T) {
 	e := newEnv(t, withCapacity(t, "gpu_1x_a10:us-east-1=20,gpu_1x_a10:us-south-1=20"))
 	e.addSSHKey(e.key, "key")
-	east := catalogueImage(t, "ubuntu-lts", "22.04.05", "us-east-1")
-	west := catalogueImage(t, "ubuntu-lts", "22.04.05", "us-west-1")
+	east := modelstest.Image(t, "ubuntu-lts", "22.04.05", "us-east-1")
+	west := modelstest.Image(t, "ubuntu-lts", "22.04.05", "us-west-1")
 	south := map[string]any{"region_name": "us-south-1"}
 	with := func(fields map[string]any, image any) map[string]any {
 		out := map[string]any{"image": image}

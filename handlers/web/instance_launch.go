@@ -14,50 +14,56 @@ import (
 
 // launchFields are the launch form's single-valued fields, named as the
 // API's launch request names them.
-var launchFields = []string{"name", "region_name", "instance_type_name", "ssh_key_names"}
+var launchFields = []string{"name", "region_name", "instance_type_name", "ssh_key_names", "image", "hostname", "user_data"}
 
 // LaunchForm shows the form to launch an instance.
 func (h *Handlers) LaunchForm(c *fiber.Ctx) error {
-	return h.launchPage(c, fiber.StatusOK, views.Form{}, nil, nil)
+	return h.launchPage(c, fiber.StatusOK, &launchForm{}, 0)
 }
 
 // LaunchInstance launches one instance through the domain's launch, which
-// checks the key, the regions of filesystems and rulesets and the
-// capacity; what it refuses comes back beside the field at fault.
+// checks the key, the image, the regions of filesystems and rulesets and
+// the capacity; what it refuses comes back beside the field at fault,
+// with every value as sent. "Add a tag" (without script) only adds a row.
 func (h *Handlers) LaunchInstance(c *fiber.Ctx) error {
-	form := views.Form{Values: formValues(c, launchFields...)}
-	filesystems, rulesets := formList(c, "file_system_names"), formList(c, "firewall_rulesets")
+	form := &launchForm{Form: views.Form{Values: formValues(c, launchFields...)},
+		filesystems: formList(c, "file_system_names"), rulesets: formList(c, "firewall_rulesets"), tags: parseTagRows(c)}
+	// A textarea sends CRLF line ends; a script's "#!/bin/sh\r" would not run.
+	form.Values["user_data"] = strings.ReplaceAll(form.Value("user_data"), "\r\n", "\n")
+	if c.FormValue("add_tag") != "" {
+		return h.launchPage(c, fiber.StatusOK, form, 1)
+	}
 	in := models.LaunchInstancesInput{Name: form.Value("name"), RegionName: form.Value("region_name"),
-		InstanceTypeName: form.Value("instance_type_name"), FileSystemNames: filesystems}
+		InstanceTypeName: form.Value("instance_type_name"), FileSystemNames: form.filesystems,
+		Image: imageChoice(form.Value("image"), form.Value("region_name")), Hostname: form.Value("hostname"),
+		UserData: form.Value("user_data")}
 	if key := form.Value("ssh_key_names"); key != "" {
 		in.SSHKeyNames = []string{key}
 	}
-	for _, id := range rulesets {
+	for _, id := range form.rulesets {
 		in.FirewallRulesets = append(in.FirewallRulesets, models.RulesetRef{ID: id})
 	}
+	var tagRows []int
+	in.Tags, tagRows = launchTags(form.tags)
 	ids, err := h.store.LaunchInstances(c.UserContext(), actor(c), in)
 	if err != nil {
-		status, err := formError(err, &form)
+		if e, ok := models.AsError(err); ok && e.Code == models.CodeInvalidAddress {
+			form.Message = "The instance was not launched: your account's billing address is invalid."
+			return h.launchPage(c, fiber.StatusForbidden, form, 0)
+		}
+		status, err := formError(err, &form.Form)
 		if err != nil {
 			return err
 		}
+		form.fileTagErrors(tagRows)
 		form.Errors = byFormField(form.Errors)
-		return h.launchPage(c, status, form, filesystems, rulesets)
+		return h.launchPage(c, status, form, 0)
 	}
 	ref := instanceRef(views.Instance{ID: ids[0], Name: in.Name})
 	if err := h.flash(c, views.Capitalize(ref)+" is launching. You can log in once its status reads Active."); err != nil {
 		return err
 	}
 	return redirect(c, "/instances")
-}
-
-// formList copies every value of a repeated form field (checkboxes).
-func formList(c *fiber.Ctx, name string) []string {
-	var out []string
-	for _, v := range c.Request().PostArgs().PeekMulti(name) {
-		out = append(out, string(v))
-	}
-	return out
 }
 
 // byFormField files the domain's errors about list entries
@@ -81,14 +87,20 @@ func byFormField(errs map[string]string) map[string]string {
 
 // launchPage renders the launch form: the instance types with the regions
 // where each has capacity (the read behind GET /api/v1/instance-types),
-// the account's keys, filesystems and rulesets. filesystems and rulesets
-// are the ones a refused form had chosen.
-func (h *Handlers) launchPage(c *fiber.Ctx, status int, form views.Form, filesystems, rulesets []string) error {
+// the account's keys, filesystems and rulesets, the images, and a warning
+// when the account cannot launch. form holds what a refused form had
+// chosen; moreTags adds blank tag rows.
+func (h *Handlers) launchPage(c *fiber.Ctx, status int, lf *launchForm, moreTags int) error {
 	ctx, a := c.UserContext(), actor(c)
 	keys, err := h.store.SSHKeys(ctx, a) // first: it refuses support staff
 	if err != nil {
 		return err
 	}
+	account, err := h.store.Account(ctx, a.AccountID)
+	if err != nil {
+		return err
+	}
+	form, filesystems, rulesets := lf.Form, lf.filesystems, lf.rulesets
 	fss, err := h.store.Filesystems(ctx, a)
 	if err != nil {
 		return err
@@ -112,6 +124,11 @@ func (h *Handlers) launchPage(c *fiber.Ctx, status int, form views.Form, filesys
 			Hint: "Optional. Each is mounted at /lambda/nfs/<name>; it must be in the launch region."},
 		Rulesets: views.Field{Name: "firewall_rulesets", Label: "Firewall rulesets", Error: form.Error("firewall_rulesets"),
 			Hint: "Optional. Their rules apply on top of the global rules; each must be in the launch region."},
+		Image: views.Field{Name: "image", Label: "Image", Value: form.Value("image"), Error: form.Error("image"),
+			Placeholder: "Default: the newest " + models.DefaultImageFamily + " (Lambda Stack)", Options: imageOptions(),
+			Hint: "Optional. A family's newest version, or one version; each must be offered in the launch region."},
+		Tags: shownTagRows(lf.tags, moreTags), TagsError: lf.tagsError, MaxTags: models.MaxInstanceTags,
+		BillingInvalid: !account.BillingAddressValid,
 	}
 	for _, t := range types {
 		lt := views.InstanceType{Name: t.Name, Description: t.Description, Specs: specsText(t.Specs),

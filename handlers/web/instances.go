@@ -63,6 +63,15 @@ func viewInstance(d *models.InstanceDetail, rulesets map[string]string) views.In
 		Launched: d.CreatedAt, SSHKeys: d.SSHKeyNames,
 		CanRestart: actions.Restart.Available, CanTerminate: actions.Terminate.Available,
 	}
+	if len(d.SSHKeyNames) == 1 {
+		v.SSHKeyFile = keyFileName(d.SSHKeyNames[0])
+	}
+	if d.ImageID != nil {
+		v.Image = *d.ImageID // an image the catalogue no longer lists
+		if img, ok := models.LookupImage(*d.ImageID); ok {
+			v.Image, v.ImageVersion, v.ImageDescription = img.Name, img.Version, img.Description
+		}
+	}
 	for _, m := range d.Mounts {
 		v.Mounts = append(v.Mounts, views.Mount{Name: m.FilesystemName, MountPoint: m.MountPoint})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -263,7 +264,8 @@ func TestInstancePage(t *testing.T) {
 		lacks(`id="ssh-command"`)
 	e.clock.Advance(bootTime)
 	b.get("/instances/"+d.ID).expect(http.StatusOK).
-		contains("Active", `<code id="ssh-command" class="secret">ssh ubuntu@`+d.IP+`</code>`, `data-copy="ssh-command"`,
+		contains("Active", `<code id="ssh-command" class="secret">ssh -i ~/.ssh/id_ed25519_laptop ubuntu@`+d.IP+`</code>`, `data-copy="ssh-command"`,
+			"<dt>Image</dt><dd>lambda-stack-24.04-2025.10", "version 2025.10",
 			`href="/instances/`+d.ID+`/restart"`, `href="/instances/`+d.ID+`/terminate"`).
 		lacks(polling)
 
@@ -350,4 +352,23 @@ func TestInstancesOfAnotherAccount(t *testing.T) {
 	if d := e.instance(ada, id); d.Status != models.InstanceActive {
 		t.Fatalf("ada's instance is %s", d.Status)
 	}
+}
+
+// The instance page's ssh command points -i at the file the SSH keys
+// page told the user to save the generated private key as.
+func TestInstancePageSSHCommandUsesTheSavedKeyFile(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	b.get("/ssh-keys")
+	generated := b.post("/ssh-keys/generate", url.Values{"name": {"Work laptop (2026)"}}).expect(http.StatusCreated)
+	m := regexp.MustCompile(`data-filename="([^"]+)"`).FindStringSubmatch(generated.Body)
+	if m == nil {
+		t.Fatalf("the SSH keys page suggests no file name:\n%s", generated.Body)
+	}
+	generated.contains("Save it as <code>~/.ssh/" + m[1] + "</code>")
+	id := e.launch(ada, "", "us-east-1", "gpu_1x_a10", "Work laptop (2026)")
+	e.clock.Advance(bootTime)
+	b.get("/instances/" + id).expect(http.StatusOK).
+		contains(`<code id="ssh-command" class="secret">ssh -i ~/.ssh/` + m[1] + ` ubuntu@` + e.instance(ada, id).IP + `</code>`)
 }

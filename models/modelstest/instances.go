@@ -76,3 +76,14 @@ func AuditCount(tb testing.TB, store *models.Store, accountID, resource string) 
 	}
 	return n
 }
+
+// Image is the catalogue's image of family and version in region; the
+// test fails when there is none.
+func Image(tb testing.TB, family, version, region string) models.Image {
+	tb.Helper()
+	img, ok := models.ImageVersion(family, version, region)
+	if !ok {
+		tb.Fatalf("no image %s %s in %s", family, version, region)
+	}
+	return *img
+}
