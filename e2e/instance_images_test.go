@@ -1,0 +1,59 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Launching from the dashboard with an image version, a hostname, a tag
+// and user data: the form offers only the images of the chosen region
+// (with script), and the instance's page shows the image and an ssh
+// command with the key file the SSH keys page suggests.
+func TestInstanceLaunchWithImageAndUserData(t *testing.T) {
+	s := need(t)
+	o, b := s.onPage(t, "instances", "^Instances$", "/instances")
+	key := s.apiKey(t, o)
+	s.api(t, key, http.MethodPost, "/ssh-keys", map[string]string{"name": "img-key"}).ok(t, http.StatusOK, nil)
+
+	b.open("/instances/launch")
+	form := b.try(`formOf(find("main", "control", "^region"))`)
+	if form == "" {
+		b.fail("the region control is not in a form")
+	}
+	b.choose(form, "instance type", "gpu_1x_a10$")
+	arm := `document.querySelector('select[name="image"] option[value="ubuntu-lts-arm64"]').disabled`
+	b.choose(form, "region", "^us-south-1$")
+	b.waitJS("the Arm image is not offered in us-south-1", arm)
+	b.choose(form, "region", "^us-west-1$")
+	b.waitJS("the Arm image is offered in us-west-1", "!"+arm)
+	b.choose(form, "image", "^ubuntu-lts@24.04.01$")
+	b.choose(form, "ssh key", "^img-key$")
+	b.fill(form, "^(instance )?name", "e2e-image")
+	b.fill(form, "^hostname", "e2e-head")
+	b.fill(form, "^key 1$", "team")
+	b.fill(form, "^value 1$", "e2e")
+	b.fill(form, "^user data", "#cloud-config\nruncmd:\n  - echo hello")
+	b.shot("launch form with image")
+	b.press(form, "^launch instance")
+	b.waitText("#flash", "e2e-image")
+	b.press("main", "^e2e-image$")
+	b.waitText("main", "ubuntu-24.04.01")
+	b.shot("instance page with image")
+	page := b.text("main")
+	for _, want := range []string{"ubuntu-24.04.01", "version 24.04.01", "ssh -i ~/.ssh/id_ed25519_img-key ubuntu@"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the instance page lacks %q:\n%s", want, page)
+		}
+	}
+
+	var got struct {
+		Hostname string
+		Region   struct{ Name string }
+		Tags     []struct{ Key, Value string }
+	}
+	s.api(t, key, http.MethodGet, "/instances/"+instanceID(t, s, key, "e2e-image"), nil).ok(t, http.StatusOK, &got)
+	if got.Hostname != "e2e-head" || got.Region.Name != "us-west-1" || len(got.Tags) != 1 || got.Tags[0].Key != "team" {
+		t.Errorf("the API shows %+v", got)
+	}
+}
