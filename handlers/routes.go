@@ -123,6 +123,7 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/ssh-keys/:id/delete", web.RequireUser, w.ConfirmDeleteSSHKey)
 	app.Post("/ssh-keys/:id/delete", web.RequireUser, w.DeleteSSHKey)
 	app.Get("/audit-events", web.RequireUser, w.AuditEvents)
+	app.Get("/audit-events/export", web.RequireUser, w.ExportAuditEvents)
 
 	app.Get("/tickets", web.RequireUser, w.Tickets)
 	app.Post("/tickets", web.RequireUser, w.CreateTicket)
