@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/models/migrations"
 	"cloudplane/models/modelstest"
 	"cloudplane/testserver"
 )
@@ -17,8 +18,11 @@ import (
 // as applied, with its time, once migrate has run; it changes nothing.
 func TestMigrateStatus(t *testing.T) {
 	dsn := modelstest.EmptyDSN(t)
+	steps := stepCount(t)
 	before := mustCLI(t, "migrate", "--status", "--database", dsn)
-	if !regexp.MustCompile(`(?m)^0001_initial +pending\n0002_constraints +pending\n$`).MatchString(before) {
+	pending := regexp.MustCompile(`(?m)^\d{4}_\w+ +pending$`)
+	if n := len(pending.FindAllString(before, -1)); n != steps || !strings.HasPrefix(before, "0001_initial ") ||
+		strings.Count(before, "\n") != steps {
 		t.Fatalf("status of an empty database:\n%s", before)
 	}
 	if again := mustCLI(t, "migrate", "--status", "--database", dsn); again != before {
@@ -28,8 +32,8 @@ func TestMigrateStatus(t *testing.T) {
 		t.Fatalf("migrate printed %q", out)
 	}
 	after := mustCLI(t, "migrate", "--status", "--database", dsn)
-	applied := regexp.MustCompile(`(?m)^000[12]_\w+ +applied \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
-	if n := len(applied.FindAllString(after, -1)); n != 2 || strings.Contains(after, "pending") {
+	applied := regexp.MustCompile(`(?m)^\d{4}_\w+ +applied \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
+	if n := len(applied.FindAllString(after, -1)); n != steps || strings.Contains(after, "pending") {
 		t.Fatalf("status after migrate:\n%s", after)
 	}
 }
@@ -58,7 +62,17 @@ func TestMigrateProcessesTogether(t *testing.T) {
 		}
 	}
 	status := mustCLI(t, "migrate", "--status", "--database", dsn)
-	if strings.Count(status, " applied ") != 2 {
+	if strings.Count(status, " applied ") != stepCount(t) {
 		t.Fatalf("status after three processes:\n%s", status)
 	}
+}
+
+// stepCount is how many migration steps this build has.
+func stepCount(t *testing.T) int {
+	t.Helper()
+	steps, err := migrations.Steps("sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(steps)
 }
