@@ -78,7 +78,7 @@ func TestAuditLogTextAndDates(t *testing.T) {
 	b.get("/audit-events?text=%25_").expect(http.StatusOK).contains("100%_sure").lacks("Build_Box")
 	b.get("/audit-events?text=" + "%22and%3Ctag").expect(http.StatusOK).contains("quote&#34;and&lt;tag&gt;").lacks("Build_Box")
 	b.get("/audit-events?text=nothing-like-it").expect(http.StatusOK).contains("No events match these filters")
-	b.get("/audit-events?text=" + strings.Repeat("x", 101)).expect(http.StatusUnprocessableEntity).
+	b.get("/audit-events?text="+strings.Repeat("x", 101)).expect(http.StatusUnprocessableEntity).
 		fieldError("text", "Text in details must be at most 100 characters.")
 
 	b.get("/audit-events?start=2026-01-04&resource_type=cloud.ssh_key").expect(http.StatusOK).
