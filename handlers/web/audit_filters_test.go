@@ -6,8 +6,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,4 +170,44 @@ func TestAuditLogExport(t *testing.T) {
 	b.get("/audit-events/export?format=xml").expect(http.StatusUnprocessableEntity).contains("Export as format=csv or format=jsonl.")
 	b.get("/audit-events/export?format=csv&start=yesterday").expect(http.StatusUnprocessableEntity)
 	e.browser().get("/audit-events/export?format=csv").redirectsTo("/sign-in?next=%2Faudit-events%2Fexport%3Fformat%3Dcsv")
+}
+
+// Many exports at once each stream every matching event: each holds a
+// pool connection only while it reads a batch.
+func TestAuditLogExportsAtOnce(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	for i := range 30 {
+		e.sshKey(ada, fmt.Sprintf("key-%02d", i))
+	}
+	const clients = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Go(func() {
+			req := httptest.NewRequest(http.MethodGet, "/audit-events/export?format=jsonl&resource_type=cloud.ssh_key", nil)
+			for name, value := range b.cookies {
+				req.AddCookie(&http.Cookie{Name: name, Value: value})
+			}
+			res, err := e.app.Test(req, -1)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer res.Body.Close()
+			body, err := io.ReadAll(res.Body)
+			if err == nil && (res.StatusCode != http.StatusOK || strings.Count(string(body), "\n") != 30) {
+				err = fmt.Errorf("status %d, %d lines", res.StatusCode, strings.Count(string(body), "\n"))
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
