@@ -196,6 +196,16 @@ func TestAuditLogLoadMore(t *testing.T) {
 	// A token from these filters does not serve others.
 	b.header.Del("HX-Target")
 	b.htmx = false
+	// The dashboard's own filters travel with the next page too.
+	filtered := b.get("/audit-events?resource_type=cloud.ssh_key&actor=owner&text=k&order=oldest").expect(http.StatusOK)
+	u, err = url.Parse(filtered.next())
+	if q := u.Query(); err != nil || q.Get("actor") != "owner" || q.Get("text") != "k" || q.Get("order") != "oldest" ||
+		q.Get("resource_type") != "cloud.ssh_key" {
+		t.Fatalf("load more with every filter links to %q", filtered.next())
+	}
+	if ids := b.get(filtered.next()).expect(http.StatusOK).eventIDs(); len(ids) != models.AuditPageSize || ids[0] != order[len(order)-1-models.AuditPageSize] {
+		t.Fatalf("the next oldest-first page starts with %v", ids[:1])
+	}
 	tampered := strings.Replace(next, "cloud.ssh_key", "cloud.api_key", 1)
 	b.get(tampered).expect(http.StatusUnprocessableEntity).contains("The page token is not one this query issued")
 }
