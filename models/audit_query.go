@@ -128,9 +128,16 @@ func auditQuery(db *gorm.DB, accountID string, in *AuditEventsInput, after *audi
 	q := auditFilter(db, accountID, in)
 	if in.textPattern != "" {
 		// Bounded: the words are looked for among the newest events that
-		// match the other filters, never through the whole log.
-		q = q.Where("id IN (?)", auditFilter(db, accountID, in).Select("id").
-			Order("event_time DESC, id DESC").Limit(AuditSearchWindow))
+		// match the other filters (a time range moves the window back),
+		// never through the whole log.
+		window := auditFilter(db, accountID, in)
+		if in.start != nil {
+			window = window.Where("event_time >= ?", *in.start)
+		}
+		if in.end != nil {
+			window = window.Where("event_time <= ?", *in.end)
+		}
+		q = q.Where("id IN (?)", window.Select("id").Order("event_time DESC, id DESC").Limit(AuditSearchWindow))
 		q = q.Where("(additional_details "+likeOperator(db)+" ? ESCAPE '\\' OR resource_lrns "+likeOperator(db)+" ? ESCAPE '\\')",
 			in.textPattern, in.textPattern)
 	}

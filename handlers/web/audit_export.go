@@ -21,10 +21,16 @@ import (
 // the export carries one of its own.
 const auditExportTimeout = 2 * time.Minute
 
+// auditExportFormat is one way to write an export.
+type auditExportFormat struct {
+	contentType, file string
+	writer            func(*bufio.Writer, models.Actor) func(*models.AuditEvent) error
+}
+
 // auditExportFormats are the export's formats by the format parameter.
-var auditExportFormats = map[string]struct{ contentType, file string }{
-	"csv":   {"text/csv; charset=utf-8", "audit-events.csv"},
-	"jsonl": {"application/jsonl; charset=utf-8", "audit-events.jsonl"},
+var auditExportFormats = map[string]auditExportFormat{
+	"csv":   {"text/csv; charset=utf-8", "audit-events.csv", csvWriter},
+	"jsonl": {"application/jsonl; charset=utf-8", "audit-events.jsonl", jsonLineWriter},
 }
 
 // auditCSVHeader names the CSV export's columns.
@@ -47,17 +53,13 @@ func (h *Handlers) ExportAuditEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	csvFormat := format.file == "audit-events.csv"
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), auditExportTimeout)
 	c.Set(fiber.HeaderContentType, format.contentType)
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+format.file+`"`)
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer cancel()
-		write := jsonLineWriter(w, a)
-		if csvFormat {
-			write = csvWriter(w, a)
-		}
+		write := format.writer(w, a)
 		n := 0
 		err := export.Each(ctx, func(ev models.AuditEvent) error {
 			if err := write(&ev); err != nil {
