@@ -75,6 +75,17 @@ func routes(app *fiber.App, cfg Config) {
 	app.Use(misdirectedAPIClient(cfg.Log))
 	app.Use(w.LoadSession, web.CSRF, w.LimitWrites)
 
+	// Post/redirect/get: the address of a form that has no page of its own
+	// answers GET with the page the form is on, so a reload, or Back then
+	// Forward, after a post that showed a refusal meets that page, never a
+	// 404. First, before the :id routes that would swallow the fixed paths.
+	for _, form := range []string{"/sign-out", "/account/password", "/ssh-keys/generate",
+		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve",
+		"/webhook/enabled", "/webhook/test",
+		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver"} {
+		app.Get(form, web.FormPage)
+	}
+
 	app.Get("/setup/:token", w.SetupForm)
 	app.Post("/setup/:token", w.Setup)
 	app.Get("/reset-password/:token", w.PasswordResetForm)
@@ -123,6 +134,7 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/ssh-keys/:id/delete", web.RequireUser, w.ConfirmDeleteSSHKey)
 	app.Post("/ssh-keys/:id/delete", web.RequireUser, w.DeleteSSHKey)
 	app.Get("/audit-events", web.RequireUser, w.AuditEvents)
+	app.Get("/audit-events/export", web.RequireUser, w.ExportAuditEvents)
 
 	app.Get("/tickets", web.RequireUser, w.Tickets)
 	app.Post("/tickets", web.RequireUser, w.CreateTicket)

@@ -70,3 +70,13 @@ func (a Actor) ownAccount() (string, error) {
 	}
 	return a.AccountID, nil
 }
+
+// role is what the audit log records of who acted: the user's role, the
+// operator or the system; nil when nobody is named.
+func (a Actor) role() *string {
+	if a.lrn() == nil || a.Role == "" {
+		return nil
+	}
+	r := a.Role
+	return &r
+}

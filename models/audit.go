@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -29,6 +31,7 @@ type AuditEvent struct {
 	Action            string         `gorm:"size:32;not null"`
 	CatalogVersion    string         `gorm:"size:16;not null"`
 	ActorLRN          *string        `gorm:"size:128"`
+	ActorRole         *string        `gorm:"size:16"` // owner, support, operator, system; nil for cloudplane itself
 	ResourceLRNs      []string       `gorm:"column:resource_lrns;serializer:json;not null"`
 	ResourceOwnerLRN  *string        `gorm:"size:128"`
 	RequestAPIKeyLRN  *string        `gorm:"size:128"`
@@ -40,6 +43,9 @@ type AuditEvent struct {
 // AccountVersion, which is what tells the list caches that the account's
 // objects changed.
 func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action string, resourceLRNs []string, details map[string]any) error {
+	if !slices.Contains(AuditResources, resource) {
+		return fmt.Errorf("audit: resource %q is missing from AuditResources", resource)
+	}
 	if details == nil {
 		details = map[string]any{}
 	}
@@ -55,6 +61,7 @@ func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action stri
 		Action:            action,
 		CatalogVersion:    AuditCatalogVersion,
 		ActorLRN:          actor.lrn(),
+		ActorRole:         actor.role(),
 		ResourceLRNs:      resourceLRNs,
 		AdditionalDetails: details,
 	}

@@ -19,9 +19,15 @@ type AuditEventsInput struct {
 	ResourceType string // <service_name>.<resource_name>, e.g. cloud.filesystem
 	PageToken    string // NextToken of the previous page
 
+	// The dashboard's own filters; the API sets none of them.
+	NewestFirst bool   // order by (event_time, id) descending
+	ActorRole   string // owner, support, operator or system
+	Text        string // words in the event's details or resource names
+
 	// Set by Validate.
 	start, end        *time.Time
 	service, resource string
+	textPattern       string // Text as a LIKE pattern over the stored JSON
 }
 
 // AuditPage is one page of the audit log, oldest event first. NextToken
@@ -59,6 +65,7 @@ func (in *AuditEventsInput) Validate() error {
 		}
 		in.service, in.resource = service, resource
 	}
+	in.validateDashboardFilters(&f)
 	return f.Err()
 }
 
@@ -112,20 +119,62 @@ func (s *Store) AuditEvents(ctx context.Context, actor Actor, in AuditEventsInpu
 // is the one both databases turn into an index range condition; PostgreSQL
 // does not for its expansion with OR.
 func auditPageQuery(db *gorm.DB, accountID string, in *AuditEventsInput, after *auditCursor) *gorm.DB {
+	return auditQuery(db, accountID, in, after).Limit(AuditPageSize + 1)
+}
+
+// auditQuery selects the events after the cursor in the input's order.
+// Newest first mirrors it: the cursor replaces end instead of start.
+func auditQuery(db *gorm.DB, accountID string, in *AuditEventsInput, after *auditCursor) *gorm.DB {
+	q := auditFilter(db, accountID, in)
+	if in.textPattern != "" {
+		// Bounded: the words are looked for among the newest events that
+		// match the other filters (a time range moves the window back),
+		// never through the whole log.
+		window := auditFilter(db, accountID, in)
+		if in.start != nil {
+			window = window.Where("event_time >= ?", *in.start)
+		}
+		if in.end != nil {
+			window = window.Where("event_time <= ?", *in.end)
+		}
+		q = q.Where("id IN (?)", window.Select("id").Order("event_time DESC, id DESC").Limit(AuditSearchWindow))
+		q = q.Where("(additional_details "+likeOperator(db)+" ? ESCAPE '\\' OR resource_lrns "+likeOperator(db)+" ? ESCAPE '\\')",
+			in.textPattern, in.textPattern)
+	}
+	first, last, order := in.start, in.end, "event_time, id"
+	cmp := ">"
+	if in.NewestFirst {
+		first, last, order, cmp = in.end, in.start, "event_time DESC, id DESC", "<"
+	}
+	switch {
+	case after != nil:
+		q = q.Where("(event_time, id) "+cmp+" (?, ?)", after.at, after.id)
+	case first != nil:
+		q = q.Where("event_time "+cmp+"= ?", *first)
+	}
+	if last != nil {
+		q = q.Where("event_time "+flip(cmp)+"= ?", *last)
+	}
+	return q.Order(order)
+}
+
+// auditFilter is the account and the filters that are not a range.
+func auditFilter(db *gorm.DB, accountID string, in *AuditEventsInput) *gorm.DB {
 	q := db.Model(&AuditEvent{}).Where("account_id = ?", accountID)
 	if in.resource != "" {
 		q = q.Where("service_name = ? AND resource_name = ?", in.service, in.resource)
 	}
-	switch {
-	case after != nil:
-		q = q.Where("(event_time, id) > (?, ?)", after.at, after.id)
-	case in.start != nil:
-		q = q.Where("event_time >= ?", *in.start)
+	if in.ActorRole != "" {
+		q = q.Where("actor_role = ?", in.ActorRole)
 	}
-	if in.end != nil {
-		q = q.Where("event_time <= ?", *in.end)
+	return q
+}
+
+func flip(cmp string) string {
+	if cmp == ">" {
+		return "<"
 	}
-	return q.Order("event_time, id").Limit(AuditPageSize + 1)
+	return ">"
 }
 
 // parseInstant reads an optional RFC 3339 time. A '+' offset sent without

@@ -35,6 +35,11 @@ func TestAuditPageIsAnIndexRangeScan(t *testing.T) {
 		{"resource_type", models.AuditEventsInput{ResourceType: "cloud.filesystem"}, "", "idx_audit_account_type_time"},
 		{"resource_type, start and end, next page", models.AuditEventsInput{ResourceType: "cloud.filesystem",
 			Start: "2026-01-01T00:05:00Z", End: "2026-01-01T00:20:00Z"}, cursor, "idx_audit_account_type_time"},
+		// The dashboard's newest first reads the same indexes backwards.
+		{"newest first", models.AuditEventsInput{NewestFirst: true}, "", "idx_audit_account_time"},
+		{"newest first, end, next page", models.AuditEventsInput{NewestFirst: true, End: "2026-01-01T00:20:00Z"}, cursor, "idx_audit_account_time"},
+		{"newest first, resource_type, next page", models.AuditEventsInput{NewestFirst: true, ResourceType: "cloud.filesystem"},
+			cursor, "idx_audit_account_type_time"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +57,11 @@ func TestAuditPageIsAnIndexRangeScan(t *testing.T) {
 					t.Fatalf("plan has %q", bad)
 				}
 			}
-			if tc.afterID != "" && !strings.Contains(plan, "(event_time,id)>(?,?)") && !strings.Contains(plan, "ROW(event_time, (id)::text) >") {
+			cmp := ">"
+			if tc.in.NewestFirst {
+				cmp = "<"
+			}
+			if tc.afterID != "" && !strings.Contains(plan, "(event_time,id)"+cmp+"(?,?)") && !strings.Contains(plan, "ROW(event_time, (id)::text) "+cmp) {
 				t.Fatalf("the cursor is not an index range condition")
 			}
 		})

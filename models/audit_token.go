@@ -42,7 +42,12 @@ func (in *AuditEventsInput) tokenScope(accountID string) []byte {
 		}
 		b = append(b, 0)
 	}
-	return append(b, in.service+"."+in.resource...)
+	b = append(b, in.service+"."+in.resource...)
+	// The dashboard's filters, when set: the API's tokens stay as they were.
+	if in.NewestFirst || in.ActorRole != "" || in.textPattern != "" {
+		b = append(b, "\x00"+strconv.FormatBool(in.NewestFirst)+"\x00"+in.ActorRole+"\x00"+in.textPattern...)
+	}
+	return b
 }
 
 func sealAuditToken(key, scope []byte, c auditCursor) string {

@@ -49,6 +49,16 @@ func TestUpgradeFromRelease0001(t *testing.T) {
 	if err != nil || len(events.Events) < 10 {
 		t.Fatalf("audit events: %+v, %v", events, err)
 	}
+	// Events recorded before actors' roles were get the one their actor
+	// implies.
+	for _, ev := range events.Events {
+		if ev.ActorLRN != nil && (ev.ActorRole == nil || *ev.ActorRole == "") {
+			t.Fatalf("event %s by %s has no role after the upgrade", ev.ID, *ev.ActorLRN)
+		}
+		if ev.ActorLRN != nil && *ev.ActorLRN == "lrn:cloud:operator:cli" && *ev.ActorRole != "operator" {
+			t.Fatalf("the operator's event %s reads role %q", ev.ID, *ev.ActorRole)
+		}
+	}
 	owner, err := store.UserByEmail(ctx, facts["owner_email"])
 	if err != nil {
 		t.Fatal(err)

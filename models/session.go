@@ -28,6 +28,7 @@ type Session struct {
 	SourceIP   string    `gorm:"size:45;not null"`
 	CreatedAt  time.Time `gorm:"not null"`
 	LastSeenAt time.Time `gorm:"not null"`
+	Once       *string   // SetSessionOnce's value, until taken
 }
 
 // ErrNoSession is returned for a session token that is unknown, expired,

@@ -211,11 +211,7 @@ func (s *Store) changeWebhook(ctx context.Context, actor Actor, create bool,
 		if err := tx.Save(&e).Error; err != nil {
 			return err
 		}
-		action := "updated"
-		if created {
-			action = "created"
-		}
-		return s.audit(tx, actor, accountID, "webhook", action, []string{lrn("webhook", e.ID)}, changes)
+		return s.audit(tx, actor, accountID, "webhook", webhookAuditAction(created, changes), []string{lrn("webhook", e.ID)}, changes)
 	})
 	if err != nil {
 		return nil, err
@@ -239,7 +235,7 @@ func (s *Store) disableEndpoint(tx *gorm.DB, endpointID, reason string) error {
 	if err := tx.Model(&WebhookEndpoint{}).Where("id = ?", endpointID).Pluck("account_id", &accountID).Error; err != nil {
 		return err
 	}
-	return s.audit(tx, WebhooksActor, accountID, "webhook", "updated", []string{lrn("webhook", endpointID)},
+	return s.audit(tx, WebhooksActor, accountID, "webhook", WebhookDisabled, []string{lrn("webhook", endpointID)},
 		map[string]any{"enabled": false, "reason": reason})
 }
 

@@ -1375,7 +1375,7 @@ func attemptItem(a Attempt) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = PreciseTimestamp(a.Started).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Timestamp(a.Started).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

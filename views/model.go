@@ -121,6 +121,9 @@ type SignIn struct {
 	Next   string
 	Notice *Flash
 	CSRF   string
+	// SetupPending: no user exists yet; the first owner signs up through
+	// the setup link in the server's log.
+	SetupPending bool
 }
 
 // Setup is the first-run page where the first owner signs up.

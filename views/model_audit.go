@@ -1,6 +1,9 @@
 package views
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Element ids of the audit log that the load-more requests name.
 const (
@@ -11,13 +14,20 @@ const (
 // AuditLog is the audit log page: the filters and one or more pages of
 // events.
 type AuditLog struct {
-	Form          Form // start, end and resource_type, with errors
+	Form          Form // start, end, resource_type, actor, text and order, with errors
 	ResourceTypes []Option
+	Actors        []Option
 	Events        []AuditEvent
+	NewestFirst   bool
 	NextURL       string // "" on the last page
 	Continued     bool   // this page follows others (a page_token was given)
 	Filtered      bool
 	FirstURL      string // the first page with the same filters
+	OrderURL      string // the first page with the same filters, in the other order
+	CSVURL        string // the export of every matching event, as CSV
+	JSONLinesURL  string // the same as JSON lines
+	ExportLimit   int    // events an export holds at most
+	SearchWindow  int    // newest events a text search looks through
 }
 
 // AuditEvent is one event with everything it records.
@@ -33,4 +43,13 @@ type AuditEvent struct {
 	OwnerLRN     string
 	ResourceLRNs []string
 	Details      string // additional_details as indented JSON
+}
+
+// Grouped writes n with thousands separated: 10,000.
+func Grouped(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

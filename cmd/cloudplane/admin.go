@@ -9,8 +9,12 @@ import (
 	"cloudplane/models"
 )
 
-// openStore opens and migrates the database for an operator command.
+// openStore opens and migrates the database for an operator command; a
+// SQLite file that does not exist is refused, not created.
 func openStore(ctx context.Context, dsn string, opts ...models.Option) (*models.Store, error) {
+	if err := existingDatabase(dsn, "database"); err != nil {
+		return nil, err
+	}
 	db, err := models.Open(ctx, dsn)
 	if err != nil {
 		return nil, err

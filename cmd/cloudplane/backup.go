@@ -33,8 +33,8 @@ func backupCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if models.IsPostgres(*dsn) {
 		return errors.New("backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)")
 	}
-	if _, err := os.Stat(*dsn); err != nil {
-		return fmt.Errorf("no database at %s: %w", *dsn, err)
+	if err := existingDatabase(*dsn, "database"); err != nil {
+		return err
 	}
 	db, err := models.Open(ctx, *dsn)
 	if err != nil {

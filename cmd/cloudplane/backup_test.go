@@ -56,7 +56,7 @@ func populate(t *testing.T, store *models.Store, email string, n int) models.Act
 // checked database that a server restored from it serves.
 func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 	dir := t.TempDir()
-	live, backup := filepath.Join(dir, "live.db"), filepath.Join(dir, "backups", "copy.db")
+	live, backup := migrated(t, filepath.Join(dir, "live.db")), filepath.Join(dir, "backups", "copy.db")
 	key := owner(t, live, "ada@example.com")
 	store := openDB(t, live)
 	actor := populate(t, store, "ada@example.com", 5)
@@ -117,7 +117,7 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 // serve takes backups on schedule and keeps only the newest --backup-keep.
 func TestScheduledBackupsArePruned(t *testing.T) {
 	dir := t.TempDir()
-	live, backups := filepath.Join(dir, "live.db"), filepath.Join(dir, "backups")
+	live, backups := migrated(t, filepath.Join(dir, "live.db")), filepath.Join(dir, "backups")
 	owner(t, live, "ada@example.com")
 	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + live},
 		"--backup-dir", backups, "--backup-every", "1s", "--backup-keep", "2", "--metrics-addr", "127.0.0.1:0")
@@ -161,7 +161,7 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 	if base == "" {
 		t.Skip("copy needs PostgreSQL: set " + modelstest.PostgresEnv)
 	}
-	live := filepath.Join(t.TempDir(), "live.db")
+	live := migrated(t, filepath.Join(t.TempDir(), "live.db"))
 	key := owner(t, live, "ada@example.com")
 	store := openDB(t, live)
 	actor := populate(t, store, "ada@example.com", 3)

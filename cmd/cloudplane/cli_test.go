@@ -17,7 +17,7 @@ func owner(t *testing.T, dsn, email string) string {
 }
 
 func TestTicketsSetStatus(t *testing.T) {
-	dsn := modelstest.DSN(t)
+	dsn := migrated(t, modelstest.DSN(t))
 	owner(t, dsn, "owner@example.com")
 	store := openDB(t, dsn)
 	u, err := store.UserByEmail(context.Background(), "owner@example.com")
@@ -59,7 +59,7 @@ func TestTicketsSetStatus(t *testing.T) {
 }
 
 func TestWebhooksSet(t *testing.T) {
-	dsn := modelstest.DSN(t)
+	dsn := migrated(t, modelstest.DSN(t))
 	owner(t, dsn, "owner@example.com")
 	set := func(args ...string) (string, string, int) {
 		return cli(t, append([]string{"webhooks", "set", "--database", dsn, "--email", "owner@example.com"}, args...)...)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"cloudplane/models"
 )
@@ -26,8 +25,8 @@ func copyCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if models.IsPostgres(*from) || !models.IsPostgres(*to) {
 		return errors.New("copy goes from a SQLite file (--from) to a postgres:// URL (--to)")
 	}
-	if _, err := os.Stat(*from); err != nil {
-		return fmt.Errorf("no database at %s: %w", *from, err)
+	if err := existingDatabase(*from, "from"); err != nil {
+		return err
 	}
 	for _, dsn := range []string{*from, *to} {
 		db, err := models.Open(ctx, dsn)

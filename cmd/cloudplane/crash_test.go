@@ -86,7 +86,7 @@ func (rc *crashReceiver) expect(ids []string) {
 // loses none of them: after a restart every committed event is delivered.
 func TestKilledServerLosesNoWebhook(t *testing.T) {
 	const tickets, workers = 20, 4
-	dsn := modelstest.DSN(t)
+	dsn := migrated(t, modelstest.DSN(t))
 	key := owner(t, dsn, "owner@example.com")
 	rc := &crashReceiver{delivered: map[string]bool{}, inFlight: make(chan struct{}, 100),
 		killed: make(chan struct{}), complete: make(chan struct{})}

@@ -87,3 +87,11 @@ func openDB(t *testing.T, dsn string) *models.Store {
 	t.Cleanup(func() { _ = store.Close() })
 	return store
 }
+
+// migrated creates the database at dsn as serve or migrate would, for the
+// commands that refuse to create one.
+func migrated(t *testing.T, dsn string) string {
+	t.Helper()
+	mustCLI(t, "migrate", "--database", dsn)
+	return dsn
+}

@@ -108,7 +108,7 @@ func isTimeout(err error) bool {
 func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 	for _, second := range []bool{false, true} {
 		t.Run(map[bool]string{false: "one signal", true: "second signal"}[second], func(t *testing.T) {
-			dsn := filepath.Join(t.TempDir(), "stuck.db")
+			dsn := migrated(t, filepath.Join(t.TempDir(), "stuck.db"))
 			mustCLI(t, "users", "create", "--database", dsn, "--email", "stuck@example.com", "--password", "a long passphrase")
 			key := lastLine(mustCLI(t, "apikeys", "create", "--database", dsn, "--email", "stuck@example.com"))
 			timeout := "2s"

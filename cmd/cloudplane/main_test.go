@@ -13,7 +13,7 @@ import (
 )
 
 func TestUserAndKeyLifecycle(t *testing.T) {
-	db := modelstest.DSN(t)
+	db := migrated(t, modelstest.DSN(t))
 	r := cliEnv(t, nil, "users", "create", "--database", db, "--email", "Ada@Example.com", "--password", "a long enough password")
 	if r.exit != 0 || !strings.Contains(r.stdout, "ada@example.com") {
 		t.Fatalf("users create: %+v", r)
@@ -41,7 +41,7 @@ func TestUserAndKeyLifecycle(t *testing.T) {
 
 // Operator mistakes cost one line on stderr and a non-zero exit.
 func TestOperatorErrorsAreOneLine(t *testing.T) {
-	db := modelstest.DSN(t)
+	db := migrated(t, modelstest.DSN(t))
 	cases := []struct {
 		name string
 		args []string
@@ -71,7 +71,7 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 }
 
 func TestServeHealthAndGracefulStop(t *testing.T) {
-	db := modelstest.DSN(t)
+	db := migrated(t, modelstest.DSN(t))
 	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + db})
 	res, err := http.Get(srv.URL + "/api/v1/regions")
 	if err != nil {

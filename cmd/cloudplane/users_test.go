@@ -10,7 +10,7 @@ import (
 )
 
 func TestUsersResetPasswordAndList(t *testing.T) {
-	dsn := modelstest.DSN(t)
+	dsn := migrated(t, modelstest.DSN(t))
 	owner(t, dsn, "ada@example.com")
 	mustCLI(t, "users", "create", "--database", dsn, "--email", "sam@example.com",
 		"--password", "correct horse battery", "--role", "support")

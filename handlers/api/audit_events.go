@@ -14,11 +14,13 @@ const auditTimeLayout = "2006-01-02T15:04:05.000000Z07:00"
 // auditPageJSON is the reference's list body: the token is a sibling of
 // data, null on the last page.
 type auditPageJSON struct {
-	Data      []auditEventJSON `json:"data"`
+	Data      []AuditEventJSON `json:"data"`
 	PageToken *string          `json:"page_token"`
 }
 
-type auditEventJSON struct {
+// AuditEventJSON is an event as the API shows it (the dashboard's JSON
+// lines export too).
+type AuditEventJSON struct {
 	EventID           string         `json:"event_id"`
 	EventTime         string         `json:"event_time"`
 	ServiceName       string         `json:"service_name"`
@@ -43,9 +45,9 @@ func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	body := auditPageJSON{Data: make([]auditEventJSON, len(page.Events))}
+	body := auditPageJSON{Data: make([]AuditEventJSON, len(page.Events))}
 	for i, e := range page.Events {
-		body.Data[i] = auditEventView(e)
+		body.Data[i] = AuditEventView(e)
 	}
 	if page.NextToken != "" {
 		body.PageToken = &page.NextToken
@@ -53,10 +55,10 @@ func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 	return c.JSON(body)
 }
 
-// auditEventView shapes an event as the reference does; lists and details
+// AuditEventView shapes an event as the reference does; lists and details
 // are never null there.
-func auditEventView(e models.AuditEvent) auditEventJSON {
-	v := auditEventJSON{
+func AuditEventView(e models.AuditEvent) AuditEventJSON {
+	v := AuditEventJSON{
 		EventID:           e.ID,
 		EventTime:         e.EventTime.UTC().Format(auditTimeLayout),
 		ServiceName:       e.ServiceName,

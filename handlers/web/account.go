@@ -31,6 +31,7 @@ func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
+		showAt(c, "/account")
 		return h.accountPage(c, status, form)
 	}
 	if err := h.flash(c, "Password changed. Every other session was signed out."); err != nil {

@@ -55,14 +55,14 @@ func TestAuditLog(t *testing.T) {
 		contains("<h1>Audit log</h1>", `href="/audit-events" aria-current="page"`, "Events",
 			"User created: “ada@example.com”", "The operator", "Signed in to the dashboard",
 			"<summary>SSH key added: “from-ci”</summary>", "You, with an API key",
-			`<time datetime="2026-01-02T03:04:06Z">2 Jan 2026, 03:04:06 UTC</time>`,
+			`<time datetime="2026-01-02T03:04:06Z" title="2 Jan 2026, 03:04:06 UTC">2 Jan 2026, 03:04:06 UTC</time>`,
 			"<code>cloud.ssh_key created</code>", "<code>"+ev.ID+"</code>", "<code>lrn:cloud:user:"+ada.ID+"</code>",
 			"<code>"+*ev.RequestAPIKeyLRN+"</code>", "<code>lrn:cloud:ssh_key:", "<code>lrn:cloud:account:"+*ada.AccountID+"</code>",
 			"<pre>{\n  &#34;generated&#34;: false,\n  &#34;name&#34;: &#34;from-ci&#34;\n}</pre>",
 			"None: not made through the API", `<option value="cloud.instance">Instances</option>`).
 		lacks("bobs-key", "bob@example.com", `id="audit-more" class="load-more"><a`)
-	if ids := res.eventIDs(); len(ids) != 4 || ids[3] != ev.ID {
-		t.Fatalf("events %v, want 4 ending with %s", ids, ev.ID)
+	if ids := res.eventIDs(); len(ids) != 4 || ids[0] != ev.ID {
+		t.Fatalf("events %v, want 4 starting with the newest, %s", ids, ev.ID)
 	}
 }
 
@@ -102,7 +102,7 @@ func TestAuditLogFilters(t *testing.T) {
 	// RFC 3339, as the API spells it, works too.
 	b.get("/audit-events?start=2026-01-02T03:12:00Z").expect(http.StatusOK).contains("too-late", "not-a-key-event").lacks("in-range")
 	b.get("/audit-events?resource_type=cloud.ticket").expect(http.StatusOK).
-		contains("No events match these filters", `<option value="cloud.ticket" selected>cloud.ticket</option>`)
+		contains("No events match these filters", `<option value="cloud.ticket" selected>Support tickets</option>`)
 }
 
 // A filter the domain refuses is shown beside its field; a page token
@@ -188,14 +188,24 @@ func TestAuditLogLoadMore(t *testing.T) {
 		t.Fatal("the last page offers more")
 	}
 
-	// Every ssh_key event once, in the API's order.
-	page, err := e.store.AuditEvents(context.Background(), ada.Actor(), models.AuditEventsInput{ResourceType: "cloud.ssh_key"})
+	// Every ssh_key event once, newest first.
+	page, err := e.store.AuditEvents(context.Background(), ada.Actor(), models.AuditEventsInput{ResourceType: "cloud.ssh_key", NewestFirst: true})
 	if err != nil || len(order) != keys || page.Events[0].ID != order[0] || page.Events[99].ID != order[99] {
 		t.Fatalf("saw %d events; err %v", len(order), err)
 	}
 	// A token from these filters does not serve others.
 	b.header.Del("HX-Target")
 	b.htmx = false
+	// The dashboard's own filters travel with the next page too.
+	filtered := b.get("/audit-events?resource_type=cloud.ssh_key&actor=owner&text=k&order=oldest").expect(http.StatusOK)
+	u, err = url.Parse(filtered.next())
+	if q := u.Query(); err != nil || q.Get("actor") != "owner" || q.Get("text") != "k" || q.Get("order") != "oldest" ||
+		q.Get("resource_type") != "cloud.ssh_key" {
+		t.Fatalf("load more with every filter links to %q", filtered.next())
+	}
+	if ids := b.get(filtered.next()).expect(http.StatusOK).eventIDs(); len(ids) != models.AuditPageSize || ids[0] != order[len(order)-1-models.AuditPageSize] {
+		t.Fatalf("the next oldest-first page starts with %v", ids[:1])
+	}
 	tampered := strings.Replace(next, "cloud.ssh_key", "cloud.api_key", 1)
 	b.get(tampered).expect(http.StatusUnprocessableEntity).contains("The page token is not one this query issued")
 }

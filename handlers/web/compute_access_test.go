@@ -77,7 +77,10 @@ func TestComputePagesAreSafe(t *testing.T) {
 		"instances": b.get("/instances"), "launch": b.get("/instances/launch"), "instance": b.get("/instances/" + id),
 		"terminate": b.get("/instances/" + id + "/terminate"), "keys": b.get("/ssh-keys"),
 		"delete key": b.get("/ssh-keys/" + k.ID + "/delete"), "audit": b.get("/audit-events"),
-		"generated": b.post("/ssh-keys/generate", url.Values{"name": {"new"}}),
+		"generated": func() *page {
+			b.post("/ssh-keys/generate", url.Values{"name": {"new"}}).redirectsTo("/ssh-keys")
+			return b.get("/ssh-keys").contains("PRIVATE KEY")
+		}(),
 	}
 	for name, p := range pages {
 		if inlineScript.MatchString(p.Body) || eventHandler.MatchString(p.Body) || styleAttr.MatchString(p.Body) {

@@ -218,6 +218,15 @@ func (p *page) lacks(texts ...string) *page {
 	return p
 }
 
+// hasHeader checks one of the answer's headers.
+func (p *page) hasHeader(name, want string) *page {
+	p.t.Helper()
+	if got := p.Header.Get(name); got != want {
+		p.t.Fatalf("%s: %q, want %q", name, got, want)
+	}
+	return p
+}
+
 // redirectsTo checks a redirect: 303 with Location, or HX-Redirect for htmx.
 func (p *page) redirectsTo(want string) *page {
 	p.t.Helper()

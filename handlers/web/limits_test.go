@@ -30,7 +30,7 @@ func TestDashboardWritesAreRateLimited(t *testing.T) {
 	b.get("/api-keys").expect(http.StatusOK)
 	b.post("/api-keys", url.Values{"name": {"one"}}).expect(http.StatusCreated)
 	b.post("/api-keys", url.Values{"name": {"two"}}).expect(http.StatusCreated)
-	b.post("/ssh-keys/generate", url.Values{"name": {"three"}}).expect(http.StatusCreated)
+	b.post("/ssh-keys/generate", url.Values{"name": {"three"}}).redirectsTo("/ssh-keys")
 
 	res := b.post("/api-keys", url.Values{"name": {"four"}}).expect(http.StatusTooManyRequests).
 		contains("Too many changes in a short time, so this one was not made. Wait 60 seconds, then try again.")

@@ -35,7 +35,7 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 	}
 	v.Alerts = append(v.Alerts, webhook...)
 	for _, ev := range events {
-		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a)})
+		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a, nil)})
 	}
 	return h.page(c, fiber.StatusOK, "Overview", views.NavOverview, views.OverviewPage(v))
 }
@@ -115,6 +115,10 @@ var eventSummaries = map[string]string{
 	"ticket updated":               "Support ticket updated",
 	"webhook created":              "Webhook set up",
 	"webhook updated":              "Webhook changed",
+	"webhook enabled":              "Webhook enabled",
+	"webhook disabled":             "Webhook disabled",
+	"webhook token_rotated":        "Webhook token rotated",
+	"webhook secret_rotated":       "Webhook signing secret rotated",
 	"webhook tested":               "Webhook test event sent",
 	"webhook_delivery redelivered": "Webhook deliveries queued again",
 }
@@ -126,9 +130,13 @@ var eventsNamedByID = map[string]bool{"instance": true}
 // eventSummary says in words what an audit event records, naming the
 // object when the event carries its name or email.
 func eventSummary(ev models.AuditEvent) string {
-	s, ok := eventSummaries[ev.ResourceName+" "+ev.Action]
+	action := ev.Action
+	if ev.ResourceName == "webhook" { // older events say "updated" for every change
+		action = models.WebhookAuditAction(action, ev.AdditionalDetails)
+	}
+	s, ok := eventSummaries[ev.ResourceName+" "+action]
 	if !ok {
-		s = views.Capitalize(strings.ReplaceAll(ev.ResourceName+" "+ev.Action, "_", " "))
+		s = views.Capitalize(strings.ReplaceAll(ev.ResourceName+" "+action, "_", " "))
 	}
 	for _, key := range []string{"name", "email"} {
 		if v, ok := ev.AdditionalDetails[key].(string); ok && v != "" && ev.ResourceName != "session" {
@@ -142,20 +150,36 @@ func eventSummary(ev models.AuditEvent) string {
 	return s
 }
 
-// eventActor names who caused an event, from the viewer's side.
-func eventActor(ev models.AuditEvent, viewer models.Actor) string {
+// eventActor names who caused an event, from the viewer's side. Support
+// staff read "Support" to owners; to staff, with the agent's email, which
+// emails (from actorEmails) holds by user id.
+func eventActor(ev models.AuditEvent, viewer models.Actor, emails map[string]string) string {
 	switch {
 	case ev.ActorLRN == nil:
 		return "cloudplane"
-	case *ev.ActorLRN == "lrn:cloud:user:"+viewer.UserID:
+	case ev.ActorUserID() == viewer.UserID && viewer.UserID != "":
 		if ev.RequestAPIKeyLRN != nil {
 			return "You, with an API key"
 		}
 		return "You"
+	case ev.ActorRole != nil && *ev.ActorRole == models.RoleSupport:
+		if email := emails[ev.ActorUserID()]; email != "" {
+			return "Support (" + email + ")"
+		}
+		return "Support"
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:operator:"):
 		return "The operator"
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:service:"):
 		return "cloudplane"
 	}
 	return "Another user"
+}
+
+// actorEmails names the support staff behind events, for a viewer who is
+// staff; nil for owners, who read "Support".
+func (h *Handlers) actorEmails(c *fiber.Ctx, viewer models.Actor, events []models.AuditEvent) (map[string]string, error) {
+	if !viewer.IsSupport() {
+		return nil, nil
+	}
+	return h.store.SupportActorEmails(c.UserContext(), viewer, events)
 }

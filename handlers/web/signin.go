@@ -30,6 +30,11 @@ func (h *Handlers) SignInForm(c *fiber.Ctx) error {
 	if n, ok := notices[c.Query("notice")]; ok {
 		v.Notice = &n
 	}
+	pending, err := h.store.SetupPending(c.UserContext())
+	if err != nil {
+		return err
+	}
+	v.SetupPending = pending
 	return h.page(c, fiber.StatusOK, "Sign in", "", views.SignInPage(v))
 }
 

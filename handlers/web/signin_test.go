@@ -287,3 +287,16 @@ func TestSignInGuesserDoesNotLockOutTheOwner(t *testing.T) {
 	e.owner("bob@example.com")
 	attacker.signIn("bob@example.com", password).redirectsTo("/")
 }
+
+// Before the first user exists nobody can sign in: the page says where
+// the setup link is. The reset hint names the command that exists.
+func TestSignInBeforeSetup(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	b.get("/sign-in").expect(http.StatusOK).
+		contains("No account exists yet", "setup link the server printed in its log",
+			"<code>cloudplane users reset-password --email</code>")
+	e.owner("ada@example.com")
+	b.get("/sign-in").expect(http.StatusOK).lacks("No account exists yet").
+		contains("<code>cloudplane users reset-password --email</code>")
+}

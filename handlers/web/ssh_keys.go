@@ -11,17 +11,26 @@ import (
 )
 
 // SSHKeys lists the account's SSH keys with the form to add or generate
-// one.
+// one and, once after generating, the new private key.
 func (h *Handlers) SSHKeys(c *fiber.Ctx) error {
-	return h.sshKeysPage(c, fiber.StatusOK, views.Form{}, nil)
+	var generated views.GeneratedKey
+	ok, err := h.takeOnce(c, onceGeneratedKey, &generated)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return h.sshKeysPage(c, fiber.StatusOK, views.Form{}, nil)
+	}
+	return h.sshKeysPage(c, fiber.StatusOK, views.Form{}, &generated)
 }
 
 // AddSSHKey adds a public key to the account and returns to the list.
 func (h *Handlers) AddSSHKey(c *fiber.Ctx) error { return h.createSSHKey(c, false) }
 
-// GenerateSSHKey generates a pair and shows its private key this once.
-// The answer is the page itself, not a redirect, so the key is in this
-// response only: the domain does not store it and nothing here keeps it.
+// GenerateSSHKey generates a pair and redirects to the list, which shows
+// its private key once: the domain does not store it; the session keeps
+// it sealed with its cookie until that page takes it, so a reload neither
+// generates another pair nor shows the key again.
 func (h *Handlers) GenerateSSHKey(c *fiber.Ctx) error { return h.createSSHKey(c, true) }
 
 func (h *Handlers) createSSHKey(c *fiber.Ctx, generate bool) error {
@@ -37,11 +46,15 @@ func (h *Handlers) createSSHKey(c *fiber.Ctx, generate bool) error {
 		if err != nil {
 			return err
 		}
+		showAt(c, "/ssh-keys")
 		return h.sshKeysPage(c, status, form, nil)
 	}
 	if generate {
-		return h.sshKeysPage(c, fiber.StatusCreated, views.Form{},
-			&views.GeneratedKey{Name: k.Name, PrivateKey: private, FileName: keyFileName(k.Name)})
+		if err := h.setOnce(c, onceGeneratedKey,
+			views.GeneratedKey{Name: k.Name, PrivateKey: private, FileName: keyFileName(k.Name)}); err != nil {
+			return err
+		}
+		return redirect(c, "/ssh-keys")
 	}
 	if err := h.flash(c, "SSH key “"+k.Name+"” added. Choose it when you launch an instance."); err != nil {
 		return err

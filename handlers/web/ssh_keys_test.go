@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"cloudplane/models"
 )
 
 const edKeyFingerprint = "SHA256:7qVS2loUOTHon9DFMZWMNAKRd1WZIlHxBNWUJekuTno" // ssh-keygen -lf
@@ -65,19 +67,34 @@ func TestAddSSHKeyShowsErrorsBesideTheFields(t *testing.T) {
 
 var privateKeyInPage = regexp.MustCompile(`(?s)<textarea id="private-key"[^>]*>(.*?)</textarea>`)
 
-// A generated pair's private key is in the answer to the POST and
-// nowhere else: not stored, not on the next page. It works with the
+// A generated pair's private key is shown once, on the page the post
+// redirects to (post/redirect/get): a reload shows the list without it and
+// generates nothing. Meanwhile the session keeps it sealed with its cookie,
+// never in the clear, and no other session can open it. It works with the
 // public key the account keeps.
 func TestGenerateSSHKey(t *testing.T) {
 	e := newEnv(t)
 	ada := e.owner("ada@example.com")
 	b := e.signedIn("ada@example.com")
-	res := b.post("/ssh-keys/generate", url.Values{"name": {"ci runner"}, "public_key": {"ignored"}}).expect(http.StatusCreated).
+	other := e.signedIn("ada@example.com")
+	b.post("/ssh-keys/generate", url.Values{"name": {"ci runner"}, "public_key": {"ignored"}}).
+		redirectsTo("/ssh-keys")
+	var sealed []string
+	e.store.DB().Model(&models.Session{}).Where("once IS NOT NULL").Pluck("once", &sealed)
+	if len(sealed) != 1 || strings.Contains(sealed[0], "PRIVATE") {
+		t.Fatalf("sessions keep %q", sealed)
+	}
+	other.get("/ssh-keys").expect(http.StatusOK).lacks("PRIVATE KEY")
+	res := b.get("/ssh-keys").expect(http.StatusOK).
 		contains("Your new key pair “ci runner”", "Save the private key now.", "only time it is shown",
 			`data-download="private-key" data-filename="id_ed25519_ci-runner"`, `data-copy="private-key"`,
 			"chmod 600 ~/.ssh/id_ed25519_ci-runner", `<td class="cell-strong">ci runner</td>`)
 	if res.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("Cache-Control %q", res.Header.Get("Cache-Control"))
+	}
+	e.store.DB().Model(&models.Session{}).Where("once IS NOT NULL").Pluck("once", &sealed)
+	if len(sealed) != 0 {
+		t.Fatalf("the shown key is still kept: %q", sealed)
 	}
 	m := privateKeyInPage.FindStringSubmatch(res.Body)
 	if m == nil {
@@ -96,9 +113,17 @@ func TestGenerateSSHKey(t *testing.T) {
 	body := strings.Split(strings.TrimSpace(private), "\n")[1]
 	b.get("/ssh-keys").expect(http.StatusOK).contains("ci runner").lacks(body, "PRIVATE KEY", "Save the private key")
 
-	// A refused name shows the form again and generates nothing.
+	// A refused name shows the form again and generates nothing; its
+	// address answers GET with the list (reload, or Back then Forward).
 	b.post("/ssh-keys/generate", url.Values{"name": {"ci runner"}}).expect(http.StatusUnprocessableEntity).
 		fieldError("name", "An SSH key named &#34;ci runner&#34; already exists in this account.").lacks("PRIVATE KEY")
+	b.get("/ssh-keys/generate").redirectsTo("/ssh-keys")
+	b.htmx = true
+	b.post("/ssh-keys/generate", url.Values{"name": {"ci runner"}}).expect(http.StatusUnprocessableEntity).
+		hasHeader("HX-Replace-Url", "/ssh-keys")
+	if keys, _ := e.store.SSHKeys(t.Context(), ada.Actor()); len(keys) != 1 {
+		t.Fatalf("%d keys after refusals, want 1", len(keys))
+	}
 }
 
 func TestDeleteSSHKey(t *testing.T) {

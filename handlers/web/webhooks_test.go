@@ -174,7 +174,7 @@ func TestWebhookDisabledByGone(t *testing.T) {
 	b.get("/webhook").contains(">Disabled</span>", "cloudplane switched the webhook off",
 		"the receiver answered 410 Gone.", `datetime="2026-01-02T03:04:05Z"`)
 	b.get("/").contains("Your webhook was disabled", "cloudplane switched it off because the receiver answered 410 Gone.",
-		"Webhook changed")
+		"Webhook disabled")
 }
 
 // Health over the last day: success rate and the last error, and the

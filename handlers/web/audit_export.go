@@ -1,0 +1,139 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/handlers/api"
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// auditExportTimeout bounds an export's reading and writing. The body is
+// written after the handler returns, past the request's own deadline, so
+// the export carries one of its own.
+const auditExportTimeout = 2 * time.Minute
+
+// auditExportFormat is one way to write an export.
+type auditExportFormat struct {
+	contentType, file string
+	writer            func(*bufio.Writer, models.Actor) func(*models.AuditEvent) error
+}
+
+// auditExportFormats are the export's formats by the format parameter.
+var auditExportFormats = map[string]auditExportFormat{
+	"csv":   {"text/csv; charset=utf-8", "audit-events.csv", csvWriter},
+	"jsonl": {"application/jsonl; charset=utf-8", "audit-events.jsonl", jsonLineWriter},
+}
+
+// auditCSVHeader names the CSV export's columns.
+var auditCSVHeader = []string{"event_id", "event_time", "resource_type", "action", "summary", "actor", "actor_role",
+	"actor_lrn", "request_api_key_lrn", "resource_lrns", "resource_owner_lrn", "additional_details"}
+
+// ExportAuditEvents streams every event the audit log's filters match, in
+// the page's order, up to models.AuditExportLimit, as CSV or JSON lines.
+// Filters are checked before anything is sent; a failure once the body has
+// started ends it with a line that says the export is incomplete.
+func (h *Handlers) ExportAuditEvents(c *fiber.Ctx) error {
+	format, ok := auditExportFormats[c.Query("format")]
+	if !ok {
+		return &models.Error{Code: models.CodeInvalidParameters, Message: "Unknown export format.",
+			Suggestion: "Export as format=csv or format=jsonl."}
+	}
+	a := actor(c)
+	form := filterValues(c, auditFilters...)
+	export, err := h.store.ExportAuditEvents(c.UserContext(), a, auditInput(views.Form{Values: form}))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), auditExportTimeout)
+	c.Set(fiber.HeaderContentType, format.contentType)
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+format.file+`"`)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer cancel()
+		write := format.writer(w, a)
+		n := 0
+		err := export.Each(ctx, func(ev models.AuditEvent) error {
+			if err := write(&ev); err != nil {
+				return err
+			}
+			if n++; n%200 == 0 {
+				return w.Flush() // an error here is the client gone
+			}
+			return nil
+		})
+		if err != nil {
+			h.log.WarnContext(ctx, "audit export stopped early", "error", err, "events", n)
+			_, _ = w.WriteString("# export incomplete: stopped after " + strconv.Itoa(n) + " events\n")
+		}
+		_ = w.Flush()
+	})
+	return nil
+}
+
+// auditExportURL is the export of the view the form shows.
+func auditExportURL(values map[string]string, format string) string {
+	q := filterQuery(values)
+	q.Set("format", format)
+	return "/audit-events/export?" + q.Encode()
+}
+
+func csvWriter(w *bufio.Writer, viewer models.Actor) func(*models.AuditEvent) error {
+	cw := csv.NewWriter(w)
+	header := true
+	return func(ev *models.AuditEvent) error {
+		if header {
+			header = false
+			if err := cw.Write(auditCSVHeader); err != nil {
+				return err
+			}
+		}
+		details, _ := json.Marshal(ev.AdditionalDetails) // a decoded JSON object marshals
+		row := []string{ev.ID, ev.EventTime.UTC().Format(time.RFC3339Nano), ev.ServiceName + "." + ev.ResourceName,
+			ev.Action, eventSummary(*ev), eventActor(*ev, viewer, nil), deref(ev.ActorRole), deref(ev.ActorLRN),
+			deref(ev.RequestAPIKeyLRN), strings.Join(ev.ResourceLRNs, " "), deref(ev.ResourceOwnerLRN), string(details)}
+		for i := range row {
+			row[i] = csvSafe(row[i])
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+}
+
+// csvSafe keeps a spreadsheet from reading a cell as a formula: one that
+// starts with = + - @ (or a tab or carriage return, which some read past)
+// gets a leading quote.
+func csvSafe(cell string) string {
+	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+		return "'" + cell
+	}
+	return cell
+}
+
+// auditEventLine is an event as a JSON line: the API's fields, with the
+// actor's role and the event in words.
+type auditEventLine struct {
+	api.AuditEventJSON
+	ActorRole *string `json:"actor_role"`
+	Summary   string  `json:"summary"`
+	Actor     string  `json:"actor"`
+}
+
+func jsonLineWriter(w *bufio.Writer, viewer models.Actor) func(*models.AuditEvent) error {
+	enc := json.NewEncoder(w)
+	return func(ev *models.AuditEvent) error {
+		return enc.Encode(auditEventLine{AuditEventJSON: api.AuditEventView(*ev), ActorRole: ev.ActorRole,
+			Summary: eventSummary(*ev), Actor: eventActor(*ev, viewer, nil)})
+	}
+}

@@ -1,0 +1,110 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+)
+
+// postRouteParams fill the parameters of a route's pattern with objects
+// of the owner's, by the path they follow.
+type postRouteParams map[string]string
+
+func (p postRouteParams) path(pattern string) (string, bool) {
+	parts := strings.Split(pattern, "/")
+	for i, part := range parts {
+		if !strings.HasPrefix(part, ":") {
+			continue
+		}
+		v, ok := p[strings.Join(parts[:i], "/")]
+		if !ok {
+			return "", false
+		}
+		parts[i] = v
+	}
+	return strings.Join(parts, "/"), true
+}
+
+// Post/redirect/get everywhere: every form the dashboard posts to has an
+// address that answers GET, so a reload (or Back then Forward) after a
+// post answered in place never meets a 404 or 405. The walk reads the
+// route table, so a form added without its GET fails here.
+func TestEveryPostedAddressAnswersGet(t *testing.T) {
+	e := newEnv(t)
+	ada, instanceID := e.ownerWithInstance("ada@example.com", "web-1")
+	key, _ := e.apiKey(ada, "laptop")
+	e.webhook(ada, "https://hooks.example.com/")
+	tk := e.ticket(ada, "It broke")
+	deliveries := e.deliveryIDs(ada.Actor(), models.DeliveryFilter{})
+	if len(deliveries) == 0 {
+		t.Fatal("no delivery to walk")
+	}
+	params := postRouteParams{
+		"/api-keys": key.ID, "/filesystems": e.filesystem(ada, "data", "us-east-1").ID,
+		"/firewall/rulesets": e.ruleset(ada, "web", "us-east-1").ID, "/instances": instanceID,
+		"/ssh-keys": e.sshKey(ada, "spare").ID, "/tickets": tk.ID, "/webhook-deliveries": deliveries[0],
+	}
+	b := e.signedIn("ada@example.com")
+	walked := 0
+	for _, r := range e.app.GetRoutes(true) {
+		if r.Method != fiber.MethodPost || strings.HasPrefix(r.Path, "/api/") {
+			continue
+		}
+		t.Run(r.Path, func(t *testing.T) {
+			if !hasRoute(e.app, fiber.MethodGet, r.Path) {
+				t.Fatalf("POST %s has no GET at the same address", r.Path)
+			}
+			if strings.HasPrefix(r.Path, "/setup/") || strings.HasPrefix(r.Path, "/reset-password/") {
+				return // one-time links: their tests open them
+			}
+			path, ok := params.path(r.Path)
+			if !ok {
+				t.Fatalf("no object to fill %s with: add one to the walk", r.Path)
+			}
+			res := b.get(path)
+			if loc := res.Header.Get("Location"); res.Status == http.StatusSeeOther {
+				u, err := url.Parse(loc)
+				if err != nil || u.Host != "" {
+					t.Fatalf("GET %s redirects off the site, to %q", path, loc)
+				}
+				res = b.get(loc)
+			}
+			if res.Status != http.StatusOK {
+				t.Fatalf("GET %s answers %d, want the form's page", path, res.Status)
+			}
+			walked++
+		})
+	}
+	if walked < 25 {
+		t.Fatalf("walked %d posted addresses; the route table has more", walked)
+	}
+}
+
+func hasRoute(app *fiber.App, method, pattern string) bool {
+	for _, r := range app.GetRoutes(true) {
+		if r.Method == method && r.Path == pattern {
+			return true
+		}
+	}
+	return false
+}
+
+// A refused change of password is shown in place; its address then
+// answers GET with the account page (Back then Forward), and htmx puts the
+// account page's address in the bar.
+func TestRefusedPasswordChangeAddress(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	refused := url.Values{"current_password": {"wrong"}, "new_password": {"a new long passphrase"},
+		"new_password_confirm": {"a new long passphrase"}}
+	b.post("/account/password", refused).expect(http.StatusUnprocessableEntity).lacks("Password changed")
+	b.get("/account/password").redirectsTo("/account")
+	b.htmx = true
+	b.post("/account/password", refused).expect(http.StatusUnprocessableEntity).hasHeader("HX-Replace-Url", "/account")
+}

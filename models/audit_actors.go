@@ -1,0 +1,49 @@
+package models
+
+import (
+	"context"
+	"strings"
+)
+
+// userLRNPrefix starts the actor_lrn of an event a user caused.
+const userLRNPrefix = "lrn:cloud:user:"
+
+// ActorUserID is the id of the user who caused an event, or "" when no
+// user did (the operator, cloudplane itself).
+func (ev AuditEvent) ActorUserID() string {
+	if ev.ActorLRN == nil {
+		return ""
+	}
+	id, ok := strings.CutPrefix(*ev.ActorLRN, userLRNPrefix)
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+// SupportActorEmails maps the support staff who caused any of events to
+// their emails, for support staff reading an account's log (owners see
+// "Support", never who). Anyone else gets CodeForbidden.
+func (s *Store) SupportActorEmails(ctx context.Context, actor Actor, events []AuditEvent) (map[string]string, error) {
+	if !actor.isStaff() {
+		return nil, Errorf(CodeForbidden, "Only support staff see who in support made a change")
+	}
+	var ids []string
+	for _, ev := range events {
+		if id := ev.ActorUserID(); id != "" && ev.ActorRole != nil && *ev.ActorRole == RoleSupport {
+			ids = append(ids, id)
+		}
+	}
+	emails := map[string]string{}
+	if len(ids) == 0 {
+		return emails, nil
+	}
+	var users []User
+	if err := s.read(ctx).Select("id", "email").Where("id IN ?", ids).Find(&users).Error; err != nil {
+		return nil, err
+	}
+	for _, u := range users {
+		emails[u.ID] = u.Email
+	}
+	return emails, nil
+}
