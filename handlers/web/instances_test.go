@@ -361,7 +361,8 @@ func TestInstancePageSSHCommandUsesTheSavedKeyFile(t *testing.T) {
 	ada := e.owner("ada@example.com")
 	b := e.signedIn("ada@example.com")
 	b.get("/ssh-keys")
-	generated := b.post("/ssh-keys/generate", url.Values{"name": {"Work laptop (2026)"}}).expect(http.StatusCreated)
+	b.post("/ssh-keys/generate", url.Values{"name": {"Work laptop (2026)"}}).redirectsTo("/ssh-keys")
+	generated := b.get("/ssh-keys").expect(http.StatusOK)
 	m := regexp.MustCompile(`data-filename="([^"]+)"`).FindStringSubmatch(generated.Body)
 	if m == nil {
 		t.Fatalf("the SSH keys page suggests no file name:\n%s", generated.Body)
