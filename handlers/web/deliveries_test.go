@@ -211,12 +211,13 @@ func TestRedeliverFailedSince(t *testing.T) {
 	ada.get("/webhook-deliveries").contains("No failed deliveries since then; nothing was queued.")
 	// Switching the webhook off fails what was pending; it cannot be
 	// redelivered until the webhook is on again, and the log says so.
-	ada.post("/webhook/enabled", url.Values{"enabled": {"false"}}).expect(http.StatusSeeOther)
+	adaEndpoint, _ := l.store.Webhook(context.Background(), l.ada.Actor(), "")
+	ada.post("/webhook/"+adaEndpoint.ID+"/enabled", url.Values{"enabled": {"false"}}).expect(http.StatusSeeOther)
 	ada.get("/webhook-deliveries").contains("Your webhook is disabled", "Enable it on the Webhooks page first").
 		lacks(`action="/webhook-deliveries/redeliver-failed"`)
 	ada.post("/webhook-deliveries/redeliver-failed", url.Values{"since": {"2026-01-02T03:00"}}).
 		expect(http.StatusUnprocessableEntity).contains("Your webhook is disabled")
-	ada.post("/webhook/enabled", url.Values{"enabled": {"true"}}).expect(http.StatusSeeOther)
+	ada.post("/webhook/"+adaEndpoint.ID+"/enabled", url.Values{"enabled": {"true"}}).expect(http.StatusSeeOther)
 
 	s := l.signedIn("help@example.com")
 	s.get("/webhook-deliveries").lacks("Redeliver failed deliveries") // no one endpoint in view
