@@ -191,3 +191,49 @@ func TestDeliveryLogEndpointAndEventFilters(t *testing.T) {
 		t.Fatal("another account saw the endpoint's deliveries")
 	}
 }
+
+// Tickets written while their account's endpoint is deleted or disabled
+// all succeed, and none leaves a pending delivery to an endpoint that is
+// gone or off.
+func TestTicketsWhileEndpointsChange(t *testing.T) {
+	f := newTicketFixture(t)
+	gone := f.webhook(f.owner, "https://hooks.example.com/gone")
+	off, _, err := f.store.CreateWebhookEndpoint(f.ctx, f.owner, models.SetWebhookInput{URL: "https://hooks.example.com/off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 20 {
+		wg.Go(func() {
+			<-start
+			if _, err := f.store.CreateTicket(f.ctx, f.owner, models.CreateTicketInput{Subject: "t" + strconv.Itoa(i),
+				Description: "d", Type: models.TicketIncident, Severity: ptr("sev_2")}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Go(func() {
+		<-start
+		if _, err := f.store.DeleteWebhookEndpoint(f.ctx, f.owner, gone.ID); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Go(func() {
+		<-start
+		if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, off.ID, false); err != nil {
+			t.Error(err)
+		}
+	})
+	close(start)
+	wg.Wait()
+	if n := f.count(&models.WebhookDelivery{}, "endpoint_id = ?", gone.ID); n != 0 {
+		t.Fatalf("%d deliveries to the deleted endpoint", n)
+	}
+	if n := f.count(&models.WebhookDelivery{}, "endpoint_id = ? AND status = ?", off.ID, models.DeliveryPending); n != 0 {
+		t.Fatalf("%d pending deliveries to the disabled endpoint", n)
+	}
+	if n := f.count(&models.Ticket{}, ""); n != 20 {
+		t.Fatalf("%d tickets", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Webhook event types.
@@ -89,9 +90,12 @@ func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *strin
 	if err := tx.Create(&ev).Error; err != nil {
 		return nil, err
 	}
+	// KEY SHARE (PostgreSQL): an endpoint being deleted or disabled
+	// meanwhile is waited for and then skipped, rather than given a
+	// delivery that breaks its foreign key or is never sent.
 	var endpoints []WebhookEndpoint
-	if err := tx.Select("id", "event_types").Where("account_id = ? AND enabled = ?", accountID, true).
-		Find(&endpoints).Error; err != nil {
+	if err := tx.Clauses(clause.Locking{Strength: "KEY SHARE"}).Select("id", "event_types").
+		Where("account_id = ? AND enabled = ?", accountID, true).Find(&endpoints).Error; err != nil {
 		return nil, err
 	}
 	for _, e := range endpoints {
