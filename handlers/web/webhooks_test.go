@@ -357,3 +357,22 @@ func TestWebhookFormsNeedTheCSRFToken(t *testing.T) {
 		t.Fatalf("changed without a token: %+v", ep)
 	}
 }
+
+// An endpoint whose attempts fail for 5 days is switched off; the owner
+// is told on the overview and the webhooks page, and the audit log says so.
+func TestWebhookDisabledAfterDaysOfFailures(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+	ep := e.webhook(ada, "https://hooks.example.com/")
+	for day := range 6 {
+		if day > 0 {
+			e.clock.Advance(24 * time.Hour)
+		}
+		e.ticket(ada, "day "+strconv.Itoa(day))
+		e.answer(500, false)
+	}
+	b := e.signedIn("ada@example.com")
+	b.get("/").contains("A webhook endpoint was disabled", "every delivery attempt failed for 5 days", "Webhook disabled")
+	b.get("/webhook").contains("A webhook endpoint was disabled", ">Disabled</span>")
+	b.get("/webhook/"+ep.ID).contains("cloudplane switched this endpoint off", "every delivery attempt failed for 5 days")
+}
