@@ -81,7 +81,7 @@ func routes(app *fiber.App, cfg Config) {
 	// 404. First, before the :id routes that would swallow the fixed paths.
 	for _, form := range []string{"/sign-out", "/account/password", "/ssh-keys/generate",
 		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve",
-		"/webhook/enabled", "/webhook/test",
+		"/webhook/:id/enabled", "/webhook/:id/test",
 		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver"} {
 		app.Get(form, web.FormPage)
 	}
@@ -147,12 +147,20 @@ func routes(app *fiber.App, cfg Config) {
 	app.Post("/tickets/:id/close", web.RequireUser, w.CloseTicket)
 	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
 
-	app.Get("/webhook", web.RequireUser, w.Webhook)
-	app.Post("/webhook", web.RequireUser, w.SetWebhook)
-	app.Post("/webhook/enabled", web.RequireUser, w.SetWebhookEnabled)
-	app.Post("/webhook/test", web.RequireUser, w.SendTestWebhookEvent)
-	app.Get("/webhook/rotate-token", web.RequireUser, w.ConfirmRotateWebhookToken)
-	app.Post("/webhook/rotate-token", web.RequireUser, w.RotateWebhookToken)
+	app.Get("/webhook", web.RequireUser, w.Webhooks)
+	app.Post("/webhook", web.RequireUser, w.CreateWebhook)
+	app.Get("/webhook/:id", web.RequireUser, w.Webhook)
+	app.Post("/webhook/:id", web.RequireUser, w.UpdateWebhook)
+	app.Post("/webhook/:id/enabled", web.RequireUser, w.SetWebhookEnabled)
+	app.Post("/webhook/:id/test", web.RequireUser, w.SendTestWebhookEvent)
+	app.Get("/webhook/:id/rotate-token", web.RequireUser, w.ConfirmRotateWebhookToken)
+	app.Post("/webhook/:id/rotate-token", web.RequireUser, w.RotateWebhookToken)
+	app.Get("/webhook/:id/rotate-secret", web.RequireUser, w.ConfirmRotateWebhookSecret)
+	app.Post("/webhook/:id/rotate-secret", web.RequireUser, w.RotateWebhookSecret)
+	app.Get("/webhook/:id/secret", web.RequireUser, w.WebhookSecret)
+	app.Post("/webhook/:id/secret", web.RequireUser, w.RevealWebhookSecret)
+	app.Get("/webhook/:id/delete", web.RequireUser, w.ConfirmDeleteWebhook)
+	app.Post("/webhook/:id/delete", web.RequireUser, w.DeleteWebhook)
 	app.Get("/webhook-deliveries", web.RequireUser, w.Deliveries)
 	app.Post("/webhook-deliveries/redeliver-failed", web.RequireUser, w.RedeliverFailedWebhooks)
 	app.Get("/webhook-deliveries/:id", web.RequireUser, w.Delivery)

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,6 +45,15 @@ func TestUpgradeFromRelease0001(t *testing.T) {
 	delivery, err := store.WebhookDelivery(ctx, actor, facts["delivery_id"])
 	if err != nil || len(delivery.AttemptLog) != 1 {
 		t.Fatalf("delivery: %+v, %v", delivery, err)
+	}
+	// The single endpoint of old keeps receiving every ticket event, and
+	// the account may add more.
+	endpoint, err := store.Webhook(ctx, actor, "")
+	if err != nil || !slices.Equal(endpoint.EventTypes, models.TicketEventTypes) || endpoint.PreviousSecret != "" {
+		t.Fatalf("endpoint: %+v, %v", endpoint, err)
+	}
+	if _, _, err := store.CreateWebhookEndpoint(ctx, actor, models.SetWebhookInput{URL: "https://hooks.example.com/second"}); err != nil {
+		t.Fatalf("a second endpoint: %v", err)
 	}
 	events, err := store.AuditEvents(ctx, actor, models.AuditEventsInput{})
 	if err != nil || len(events.Events) < 10 {

@@ -40,6 +40,9 @@ type Config struct {
 	// WebhookEndpointConcurrency caps the deliveries in flight to one
 	// endpoint, across dispatchers; 0 means the default.
 	WebhookEndpointConcurrency int
+	// WebhookSecretGrace is how long a rotated-away signing secret keeps
+	// signing beside the new one; 0 means DefaultWebhookSecretGrace.
+	WebhookSecretGrace time.Duration
 	// WebhookResolver looks up a webhook's host when its URL is saved;
 	// nil means the system's.
 	WebhookResolver Resolver

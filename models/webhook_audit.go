@@ -12,15 +12,6 @@ const (
 	WebhookSecretRotated = "secret_rotated"
 )
 
-// webhookAuditAction names a change of an endpoint by its details: a
-// single switch or rotation gets its own action, anything else "updated".
-func webhookAuditAction(created bool, changes map[string]any) string {
-	if created {
-		return WebhookCreated
-	}
-	return WebhookAuditAction(WebhookUpdated, changes)
-}
-
 // WebhookAuditAction is the action an "updated" webhook event stands for,
 // read from its details; other actions are returned as they are.
 func WebhookAuditAction(action string, details map[string]any) string {

@@ -68,7 +68,11 @@ type DeliveryJob struct {
 	URL        string
 	Token      string
 	Secret     string
-	Tries      int
+	// PreviousSecret also signs while PreviousSecretUntil is ahead: the
+	// endpoint's secret is being rotated.
+	PreviousSecret      string
+	PreviousSecretUntil *time.Time
+	Tries               int
 }
 
 // DeliveryDecision is what the dispatcher concluded from an attempt.
@@ -77,6 +81,9 @@ type DeliveryDecision struct {
 	RetryAt *time.Time
 	// DisableEndpoint, when set, switches the endpoint off with this reason.
 	DisableEndpoint string
+	// Stopped reports that the receiver asked not to retry this event: the
+	// delivery fails now, whatever tries are left.
+	Stopped bool
 }
 
 // ClaimWebhookDeliveries leases up to limit due deliveries of enabled
@@ -108,7 +115,7 @@ func (s *Store) ClaimWebhookDeliveries(ctx context.Context, owner string, limit 
 			return err
 		}
 		return tx.Table("webhook_deliveries AS d").
-			Select("d.id AS delivery_id, d.event_id, d.tries, e.type AS event_type, e.payload, d.endpoint_id, p.url, p.token, p.secret").
+			Select("d.id AS delivery_id, d.event_id, d.tries, e.type AS event_type, e.payload, d.endpoint_id, p.url, p.token, p.secret, p.previous_secret, p.previous_secret_until").
 			Joins("JOIN webhook_events e ON e.id = d.event_id").
 			Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
 			Where("d.id IN ?", ids).Order("d.next_attempt_at, d.id").Scan(&jobs).Error
@@ -172,7 +179,7 @@ func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records
 				return err
 			}
 		}
-		return nil
+		return s.trackEndpointFailures(tx, records)
 	})
 }
 
@@ -198,7 +205,7 @@ func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, 
 	case a.Succeeded:
 		d.Status = DeliverySucceeded
 		upd["status"], upd["completed_at"] = DeliverySucceeded, now
-	case dec.RetryAt != nil && d.Status == DeliveryPending && dec.DisableEndpoint == "":
+	case dec.RetryAt != nil && d.Status == DeliveryPending && dec.DisableEndpoint == "" && !dec.Stopped:
 		upd["next_attempt_at"] = dbTime(*dec.RetryAt)
 	default:
 		d.Status = DeliveryFailed

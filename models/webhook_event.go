@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // Webhook event types.
@@ -69,14 +70,15 @@ func ticketEventData(t *Ticket) TicketEventData {
 }
 
 func (s *Store) enqueueTicketEvent(tx *gorm.DB, typ string, t *Ticket) error {
-	_, err := s.enqueueEvent(tx, t.AccountID, typ, &t.ID, ticketEventData(t))
+	_, err := s.enqueueEvent(tx, t.AccountID, typ, &t.ID, ticketEventData(t), "")
 	return err
 }
 
 // enqueueEvent writes an event and one pending delivery for each enabled
-// endpoint of the account, inside the caller's transaction. The caller
+// endpoint of the account that receives its type (or only for endpoint
+// only, whatever it receives), inside the caller's transaction. The caller
 // calls s.wake() once the transaction has committed.
-func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *string, data any) (*WebhookEvent, error) {
+func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *string, data any, only string) (*WebhookEvent, error) {
 	now := s.Now()
 	ev := WebhookEvent{ID: NewID(), AccountID: accountID, Type: typ, TicketID: ticketID, CreatedAt: now}
 	raw, err := json.Marshal(EventEnvelope{ID: ev.ID, Object: "event", Type: typ, Created: now.Unix(),
@@ -88,13 +90,19 @@ func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *strin
 	if err := tx.Create(&ev).Error; err != nil {
 		return nil, err
 	}
-	var endpoints []string
-	if err := tx.Model(&WebhookEndpoint{}).Where("account_id = ? AND enabled = ?", accountID, true).
-		Pluck("id", &endpoints).Error; err != nil {
+	// KEY SHARE (PostgreSQL): an endpoint being deleted or disabled
+	// meanwhile is waited for and then skipped, rather than given a
+	// delivery that breaks its foreign key or is never sent.
+	var endpoints []WebhookEndpoint
+	if err := tx.Clauses(clause.Locking{Strength: "KEY SHARE"}).Select("id", "event_types").
+		Where("account_id = ? AND enabled = ?", accountID, true).Find(&endpoints).Error; err != nil {
 		return nil, err
 	}
-	for _, endpointID := range endpoints {
-		d := WebhookDelivery{ID: NewID(), EventID: ev.ID, EndpointID: endpointID, Status: DeliveryPending,
+	for _, e := range endpoints {
+		if only != "" && e.ID != only || only == "" && !e.Receives(typ) {
+			continue
+		}
+		d := WebhookDelivery{ID: NewID(), EventID: ev.ID, EndpointID: e.ID, Status: DeliveryPending,
 			NextAttemptAt: now, CreatedAt: now, UpdatedAt: now}
 		if err := tx.Create(&d).Error; err != nil {
 			return nil, err
@@ -103,20 +111,24 @@ func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *strin
 	return &ev, nil
 }
 
-// SendTestWebhookEvent queues a webhook.test event to the owner's endpoint,
-// so they can check their receiver. The endpoint must exist and be enabled
-// (CodeNotFound, CodeInvalidParameters). Recorded as an audit event.
-func (s *Store) SendTestWebhookEvent(ctx context.Context, actor Actor) (*WebhookEvent, error) {
+// SendTestWebhookEvent queues a webhook.test event to one of the owner's
+// endpoints, so they can check their receiver. The endpoint must exist and
+// be enabled (CodeNotFound, CodeInvalidParameters). Recorded as an audit
+// event.
+func (s *Store) SendTestWebhookEvent(ctx context.Context, actor Actor, id string) (*WebhookEvent, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
 		return nil, err
 	}
+	if !IsID(id) {
+		return nil, NotFound("webhook", id)
+	}
 	var ev *WebhookEvent
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		var e WebhookEndpoint
-		err := tx.Where("account_id = ?", accountID).Take(&e).Error
+		err := tx.Where("id = ? AND account_id = ?", id, accountID).Take(&e).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return errNoWebhook
+			return NotFound("webhook", id)
 		} else if err != nil {
 			return err
 		}
@@ -124,7 +136,7 @@ func (s *Store) SendTestWebhookEvent(ctx context.Context, actor Actor) (*Webhook
 			return InvalidField("enabled", "the webhook is disabled; enable it before sending a test event")
 		}
 		data := map[string]any{"object": "webhook_test", "message": "A test event sent from the cloudplane dashboard"}
-		if ev, err = s.enqueueEvent(tx, accountID, EventWebhookTest, nil, data); err != nil {
+		if ev, err = s.enqueueEvent(tx, accountID, EventWebhookTest, nil, data, e.ID); err != nil {
 			return err
 		}
 		return s.audit(tx, actor, accountID, "webhook", "tested", []string{lrn("webhook", e.ID)}, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -19,6 +20,8 @@ type DeliveryFilter struct {
 	Statuses   []string
 	EventTypes []string
 	AccountID  string // staff only; owners always get their own
+	EndpointID string
+	EventID    string
 	TicketID   string
 	PageToken  string
 	Limit      int // 0 or more than DeliveryPageSize means DeliveryPageSize
@@ -39,6 +42,12 @@ func (f *DeliveryFilter) Validate() error {
 		}
 	}
 	checkLine(&fe, "ticket", f.TicketID)
+	if f.EndpointID != "" && !IsID(f.EndpointID) {
+		fe.Add("endpoint", "is not a webhook endpoint id")
+	}
+	if f.EventID = strings.TrimSpace(f.EventID); f.EventID != "" && !IsID(f.EventID) {
+		fe.Add("event", "is not an event id (32 letters and digits, as in webhook-id)")
+	}
 	if f.Limit <= 0 || f.Limit > DeliveryPageSize {
 		f.Limit = DeliveryPageSize
 	}
@@ -89,6 +98,12 @@ func (s *Store) WebhookDeliveries(ctx context.Context, actor Actor, f DeliveryFi
 	}
 	if f.TicketID != "" {
 		q = q.Where("e.ticket_id = ?", f.TicketID)
+	}
+	if f.EndpointID != "" {
+		q = q.Where("d.endpoint_id = ?", f.EndpointID)
+	}
+	if f.EventID != "" {
+		q = q.Where("d.event_id = ?", f.EventID)
 	}
 	if f.PageToken != "" {
 		c, err := s.openCursor(ctx, deliveryPageSecret, f.PageToken, "created_at", true)
@@ -165,7 +180,9 @@ type WebhookHealth struct {
 	Attempts    int64
 	Succeeded   int64
 	SuccessRate *float64 // nil without attempts
-	LastError   string   // of the latest failed attempt
+	MeanLatency time.Duration
+	MaxLatency  time.Duration
+	LastError   string // of the latest failed attempt
 	LastErrorAt *time.Time
 	LastSuccess *time.Time // of the latest successful attempt
 }
@@ -182,22 +199,32 @@ func (h *WebhookHealth) Failing() bool {
 // HealthWindow is the span WebhookHealth looks back over.
 const HealthWindow = 24 * time.Hour
 
-// WebhookHealth reports the success rate and latest error of an account's
-// endpoint over HealthWindow: the owner's own, or for staff accountID's.
-func (s *Store) WebhookHealth(ctx context.Context, actor Actor, accountID string) (*WebhookHealth, error) {
-	e, err := s.Webhook(ctx, actor, accountID)
+// WebhookHealth reports an endpoint's success rate, mean and longest
+// attempt, and latest error over HealthWindow (the owner's own endpoint,
+// any for staff). The counts are one aggregate over the (endpoint_id,
+// started_at) index's range for the window; the latest error and success
+// are one indexed row each.
+func (s *Store) WebhookHealth(ctx context.Context, actor Actor, endpointID string) (*WebhookHealth, error) {
+	e, err := s.WebhookEndpoint(ctx, actor, endpointID)
 	if err != nil {
 		return nil, err
 	}
 	h := &WebhookHealth{Endpoint: *e}
 	recent := s.read(ctx).Model(&WebhookAttempt{}).Where("endpoint_id = ? AND started_at >= ?", e.ID, s.Now().Add(-HealthWindow)).
 		Session(&gorm.Session{})
-	if err := recent.Count(&h.Attempts).Error; err != nil {
+	var agg struct {
+		Attempts  int64
+		Succeeded int64
+		Mean      float64
+		Longest   int64
+	}
+	err = recent.Select("COUNT(*) AS attempts, COALESCE(SUM(CASE WHEN succeeded THEN 1 ELSE 0 END), 0) AS succeeded, " +
+		"COALESCE(AVG(duration), 0) AS mean, COALESCE(MAX(duration), 0) AS longest").Scan(&agg).Error
+	if err != nil {
 		return nil, err
 	}
-	if err := recent.Where("succeeded = ?", true).Count(&h.Succeeded).Error; err != nil {
-		return nil, err
-	}
+	h.Attempts, h.Succeeded = agg.Attempts, agg.Succeeded
+	h.MeanLatency, h.MaxLatency = time.Duration(agg.Mean), time.Duration(agg.Longest)
 	if h.Attempts > 0 {
 		rate := float64(h.Succeeded) / float64(h.Attempts)
 		h.SuccessRate = &rate
@@ -254,13 +281,19 @@ func (s *Store) RedeliverWebhook(ctx context.Context, actor Actor, id string) (*
 
 // RedeliverFailedInput picks the failed deliveries to queue again.
 type RedeliverFailedInput struct {
-	AccountID string    // staff only; owners redeliver their own
-	Since     time.Time // deliveries created at or after this time
+	AccountID string // staff only; owners redeliver their own
+	// EndpointID names the endpoint; it may be left out when the account
+	// has only one.
+	EndpointID string
+	Since      time.Time // deliveries created at or after this time
 }
 
 // RedeliverFailedWebhooks queues again every failed delivery of an
-// account's endpoint created since in.Since, and returns how many. One
-// audit event records who asked, since when and how many.
+// account's endpoint created since in.Since, and returns how many. It is
+// idempotent: what it queued is pending, so asking again (a second click,
+// or two at once: the rows are updated only while still failed) queues
+// nothing more. One audit event records who asked, since when and how
+// many; a request that queued nothing records none.
 func (s *Store) RedeliverFailedWebhooks(ctx context.Context, actor Actor, in RedeliverFailedInput) (int64, error) {
 	if in.Since.IsZero() {
 		return 0, InvalidField("since", "is required")
@@ -268,7 +301,7 @@ func (s *Store) RedeliverFailedWebhooks(ctx context.Context, actor Actor, in Red
 	if actor.isStaff() && in.AccountID == "" {
 		return 0, InvalidField("account_id", "is required for support staff")
 	}
-	e, err := s.Webhook(ctx, actor, in.AccountID)
+	e, err := s.redeliveryEndpoint(ctx, actor, in)
 	if err != nil {
 		return 0, err
 	}
@@ -291,6 +324,31 @@ func (s *Store) RedeliverFailedWebhooks(ctx context.Context, actor Actor, in Red
 		s.wake()
 	}
 	return n, nil
+}
+
+// redeliveryEndpoint is the endpoint in names, which must belong to the
+// account in view; without a name, the account's only endpoint.
+func (s *Store) redeliveryEndpoint(ctx context.Context, actor Actor, in RedeliverFailedInput) (*WebhookEndpoint, error) {
+	if in.EndpointID == "" {
+		all, err := s.WebhookEndpoints(ctx, actor, in.AccountID)
+		switch {
+		case err != nil:
+			return nil, err
+		case len(all) == 0:
+			return nil, errNoWebhook
+		case len(all) > 1:
+			return nil, InvalidField("endpoint", "choose the endpoint to redeliver to")
+		}
+		return &all[0], nil
+	}
+	e, err := s.WebhookEndpoint(ctx, actor, in.EndpointID)
+	if err != nil {
+		return nil, err
+	}
+	if in.AccountID != "" && e.AccountID != in.AccountID {
+		return nil, NotFound("webhook", in.EndpointID)
+	}
+	return e, nil
 }
 
 func requireEnabled(tx *gorm.DB, endpointID string) error {

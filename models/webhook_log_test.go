@@ -152,7 +152,7 @@ func TestLeaseGuardsTheDeliveryState(t *testing.T) {
 
 func TestWebhookHealth(t *testing.T) {
 	f := newTicketFixture(t)
-	f.webhook(f.owner, "https://hooks.example.com/")
+	e := f.webhook(f.owner, "https://hooks.example.com/")
 	f.incident(f.owner, "old")
 	f.attempt(500, false)
 	f.clock.Advance(25 * time.Hour) // out of the window
@@ -161,7 +161,7 @@ func TestWebhookHealth(t *testing.T) {
 	f.attempt(503, true)
 	f.clock.Advance(time.Minute)
 	f.attempt(200, false)
-	h, err := f.store.WebhookHealth(f.ctx, f.owner, "")
+	h, err := f.store.WebhookHealth(f.ctx, f.owner, e.ID)
 	if err != nil || h.Attempts != 4 || h.Succeeded != 2 || h.SuccessRate == nil || *h.SuccessRate != 0.5 ||
 		h.LastError == "" || !h.LastErrorAt.Equal(f.clock.Now().Add(-time.Minute)) {
 		t.Fatalf("health %+v, %v", h, err)
@@ -169,8 +169,8 @@ func TestWebhookHealth(t *testing.T) {
 	if h.Failing() || !h.LastSuccess.Equal(f.clock.Now()) {
 		t.Fatalf("a success after the last failure: failing %v, last success %v", h.Failing(), h.LastSuccess)
 	}
-	if _, err := f.store.WebhookHealth(f.ctx, f.support, f.other.AccountID); models.ErrorCode(err) != models.CodeNotFound {
-		t.Fatalf("health of an account without a webhook: %v", err)
+	if _, err := f.store.WebhookHealth(f.ctx, f.other, e.ID); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("health of another account's webhook: %v", err)
 	}
 }
 
@@ -206,10 +206,10 @@ func TestPruneKeepsRecentAndPendingDeliveries(t *testing.T) {
 // disabled, so that the owner's overview can warn about it.
 func TestWebhookHealthFailing(t *testing.T) {
 	f := newTicketFixture(t)
-	f.webhook(f.owner, "https://hooks.example.com/")
+	e := f.webhook(f.owner, "https://hooks.example.com/")
 	health := func() *models.WebhookHealth {
 		t.Helper()
-		h, err := f.store.WebhookHealth(f.ctx, f.owner, "")
+		h, err := f.store.WebhookHealth(f.ctx, f.owner, e.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestWebhookHealthFailing(t *testing.T) {
 	if health().Failing() {
 		t.Fatal("still failing after the retry succeeded")
 	}
-	if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, false); err != nil {
+	if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, e.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	if !health().Failing() {

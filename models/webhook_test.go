@@ -60,12 +60,12 @@ func TestWebhookTokenIsShownOnceAndChangesAreAudited(t *testing.T) {
 	}
 	_, given, _ := f.store.SetWebhook(f.ctx, f.owner, models.SetWebhookInput{URL: "https://hooks.example.com/b", Token: "my-own-token-0123456789"})
 	_, rotated, _ := f.store.SetWebhook(f.ctx, f.owner, models.SetWebhookInput{URL: "https://hooks.example.com/b", RotateToken: true})
-	fresh, err := f.store.RotateWebhookToken(f.ctx, f.owner)
+	fresh, err := f.store.RotateWebhookToken(f.ctx, f.owner, e.ID)
 	if err != nil || given != "my-own-token-0123456789" || rotated == "" || fresh == rotated || rotated == token {
 		t.Fatalf("tokens %q %q %q, %v", given, rotated, fresh, err)
 	}
-	if _, err := f.store.RotateWebhookToken(f.ctx, f.other); models.ErrorCode(err) != models.CodeNotFound {
-		t.Fatalf("rotating a missing webhook: %v", err)
+	if _, err := f.store.RotateWebhookToken(f.ctx, f.other, e.ID); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("rotating another account's webhook: %v", err)
 	}
 	var audits []models.AuditEvent
 	f.store.DB().Where("resource_name = ?", "webhook").Order("event_time, id").Find(&audits)
@@ -89,9 +89,9 @@ func TestWebhookTokenIsShownOnceAndChangesAreAudited(t *testing.T) {
 // enabling it again lets the owner redeliver the failed ones.
 func TestDisablingAndRedeliveringFailed(t *testing.T) {
 	f := newTicketFixture(t)
-	f.webhook(f.owner, "https://hooks.example.com/")
+	e := f.webhook(f.owner, "https://hooks.example.com/")
 	tk := f.incident(f.owner, "one")
-	if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, false); err != nil {
+	if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, e.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	if n := f.count(&models.WebhookDelivery{}, "status = ?", models.DeliveryFailed); n != 1 {
@@ -103,7 +103,7 @@ func TestDisablingAndRedeliveringFailed(t *testing.T) {
 	}
 	_, err := f.store.RedeliverFailedWebhooks(f.ctx, f.owner, models.RedeliverFailedInput{Since: tk.CreatedAt})
 	expectCode(t, err, models.CodeInvalidParameters, "enabled")
-	if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, true); err != nil {
+	if _, err := f.store.SetWebhookEnabled(f.ctx, f.owner, e.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.store.RedeliverFailedWebhooks(f.ctx, f.owner, models.RedeliverFailedInput{})
@@ -128,11 +128,11 @@ func TestDisablingAndRedeliveringFailed(t *testing.T) {
 
 func TestSendTestWebhookEvent(t *testing.T) {
 	f := newTicketFixture(t)
-	if _, err := f.store.SendTestWebhookEvent(f.ctx, f.owner); models.ErrorCode(err) != models.CodeNotFound {
+	if _, err := f.store.SendTestWebhookEvent(f.ctx, f.owner, ""); models.ErrorCode(err) != models.CodeNotFound {
 		t.Fatalf("without a webhook: %v", err)
 	}
-	f.webhook(f.owner, "https://hooks.example.com/")
-	ev, err := f.store.SendTestWebhookEvent(f.ctx, f.owner)
+	e := f.webhook(f.owner, "https://hooks.example.com/")
+	ev, err := f.store.SendTestWebhookEvent(f.ctx, f.owner, e.ID)
 	if err != nil || ev.Type != models.EventWebhookTest || ev.TicketID != nil || !strings.Contains(ev.Payload, `"type":"webhook.test"`) {
 		t.Fatalf("%+v, %v", ev, err)
 	}
@@ -142,7 +142,7 @@ func TestSendTestWebhookEvent(t *testing.T) {
 	if n := f.count(&models.AuditEvent{}, "resource_name = ? AND action = ?", "webhook", "tested"); n != 1 {
 		t.Fatalf("%d audit events", n)
 	}
-	_, _ = f.store.SetWebhookEnabled(f.ctx, f.owner, false)
-	_, err = f.store.SendTestWebhookEvent(f.ctx, f.owner)
+	_, _ = f.store.SetWebhookEnabled(f.ctx, f.owner, e.ID, false)
+	_, err = f.store.SendTestWebhookEvent(f.ctx, f.owner, e.ID)
 	expectCode(t, err, models.CodeInvalidParameters, "enabled")
 }

@@ -1,26 +1,65 @@
 package views
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
-// Webhook is the owner's webhook settings page.
+// Webhooks is the owner's list of endpoints and the form that adds one.
+type Webhooks struct {
+	Endpoints  []WebhookRow
+	Alerts     []Alert         // endpoints cloudplane disabled, or failing
+	Form       Form            // the new endpoint's URL and event types
+	EventTypes []Option        // checked as the form was sent
+	Secrets    *WebhookSecrets // right after adding one: shown once
+	Full       bool            // the account has as many endpoints as it may
+	Max        int
+	CSRF       string
+}
+
+// WebhookRow is one endpoint in the list.
+type WebhookRow struct {
+	ID         string
+	URL        string
+	EventTypes []string
+	Enabled    bool
+	Failing    bool
+	Rate       string // over the last day; "" without attempts
+}
+
+// Webhook is one endpoint's page.
 type Webhook struct {
-	Set            bool // an endpoint exists
+	ID             string
 	URL            string
+	EventTypes     []Option // checked: the types it receives
 	TokenHint      string
 	Enabled        bool
 	DisabledReason string // why cloudplane disabled it, "" when the owner did
 	DisabledAt     *time.Time
+	RotatingUntil  *time.Time // while the previous signing secret still signs
 	Health         WebhookHealth
-	Form           Form            // the URL form
+	Form           Form            // the URL and event types form
 	Message        string          // why the last action changed nothing
-	Secrets        *WebhookSecrets // right after setting up or rotating: shown once
+	Secrets        *WebhookSecrets // right after rotating or revealing: shown once
 	CSRF           string
 }
 
-// WebhookSecrets are credentials just made, shown this once.
+// WebhookSecrets are credentials just made or revealed, shown this once.
 type WebhookSecrets struct {
-	Token  string
-	Secret string // the signing secret, when the endpoint is new
+	Token  string // "" when the token did not change
+	Secret string // the signing secret, when new or revealed
+	Note   string // what the secret shown is: new, rotated, revealed
+}
+
+// WebhookSecretReveal is the page that asks for the password before
+// showing an endpoint's signing secret.
+type WebhookSecretReveal struct {
+	ID     string
+	URL    string
+	Form   Form
+	Secret string // shown once the password is confirmed
+	CSRF   string
 }
 
 // WebhookHealth is how deliveries fared over the last day.
@@ -28,6 +67,8 @@ type WebhookHealth struct {
 	Attempts    int64
 	Succeeded   int64
 	Rate        string // "97%", "" without attempts
+	Mean        string // latency, "" without attempts
+	Max         string
 	LastError   string
 	LastErrorAt *time.Time
 	Failing     bool
@@ -41,6 +82,9 @@ type Deliveries struct {
 	EventType  string
 	Account    string
 	Ticket     string
+	Endpoint   string // an endpoint id
+	Event      string // an event id (webhook-id)
+	Endpoints  []Option
 	Form       Form // problems with the filters
 	Self       string
 	NextHref   string
@@ -53,13 +97,14 @@ type Deliveries struct {
 
 // Filtered reports whether any filter is set.
 func (v Deliveries) Filtered() bool {
-	return v.Status != "" || v.EventType != "" || v.Account != "" || v.Ticket != ""
+	return v.Status != "" || v.EventType != "" || v.Account != "" || v.Ticket != "" || v.Endpoint != "" || v.Event != ""
 }
 
 // RedeliverFailed is the form that queues an endpoint's failed deliveries
 // again; nil where there is no one endpoint to redeliver to.
 type RedeliverFailed struct {
 	Account  string // support staff name the account
+	Endpoint string // the endpoint whose failures are queued again
 	Form     Form
 	Disabled bool // the endpoint is off, so nothing can be redelivered
 }
@@ -78,6 +123,7 @@ type Delivery struct {
 	Created        time.Time
 	Completed      *time.Time
 	NextAttempt    time.Time
+	EndpointID     string
 }
 
 // DeliveryDetail is one delivery's page: what was sent and every attempt.
@@ -90,6 +136,7 @@ type DeliveryDetail struct {
 	HeadersFrom    int       // the attempt the headers are from; 0 before any
 	AttemptLog     []Attempt // newest first
 	PollEvery      string    // "" once the delivery has settled
+	Now            time.Time // for the next attempt's relative time
 	Message        string    // why a redelivery was refused
 	CSRF           string
 }
@@ -127,3 +174,30 @@ func EventTypeLabel(typ string) string { return labelOr(eventTypeLabels, typ) }
 
 // DeliveryStatusLabel names a delivery status in words.
 func DeliveryStatusLabel(status string) string { return Capitalize(status) }
+
+// Relative says how far t is from now, to the second: "in 4 min 12 s",
+// "12 s ago", "now".
+func Relative(t, now time.Time) string {
+	d := t.Sub(now).Round(time.Second)
+	ago := d < 0
+	if ago {
+		d = -d
+	}
+	if d == 0 {
+		return "now"
+	}
+	var parts []string
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}} {
+		if n := d / u.d; n > 0 {
+			parts = append(parts, strconv.FormatInt(int64(n), 10)+" "+u.name)
+			d -= n * u.d
+		}
+	}
+	if ago {
+		return strings.Join(parts, " ") + " ago"
+	}
+	return "in " + strings.Join(parts, " ")
+}

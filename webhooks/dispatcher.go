@@ -226,6 +226,10 @@ func (d *Dispatcher) deliver(ctx context.Context, job models.DeliveryJob) {
 		return
 	}
 	dec := d.decide(job, attempt)
+	if dec.Stopped {
+		attempt.ErrorKind = KindStopped
+		attempt.Error += "; the receiver asked not to retry (" + StopRetryingHeader + ")"
+	}
 	if err := d.keep(models.AttemptRecord{Job: job, Attempt: attempt, Decision: dec}); err != nil {
 		d.cfg.Log.Error("webhooks: recording an attempt failed", "delivery", job.DeliveryID, "err", err)
 		return

@@ -9,6 +9,11 @@ import (
 	"cloudplane/models"
 )
 
+// StopRetryingHeader is the header a receiver sets ("true") on a failed
+// answer to ask that the event not be retried: the delivery then fails at
+// once, logged as stopped, and can still be redelivered by hand.
+const StopRetryingHeader = "Webhook-Stop-Retrying"
+
 // maxRetryAfter caps how long a receiver's Retry-After can hold a delivery.
 const maxRetryAfter = 24 * time.Hour
 
@@ -23,6 +28,9 @@ func (d *Dispatcher) decide(job models.DeliveryJob, a models.WebhookAttempt) mod
 	now := d.store.Now()
 	if a.StatusCode == http.StatusGone {
 		return models.DeliveryDecision{DisableEndpoint: "the receiver answered 410 Gone at " + now.Format(time.RFC3339)}
+	}
+	if stopRequested(a) {
+		return models.DeliveryDecision{Stopped: true}
 	}
 	try := job.Tries + 1 // this attempt's place in the schedule
 	if try > len(d.cfg.Schedule) {
@@ -54,4 +62,10 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return min(max(wait, 0), maxRetryAfter), true
+}
+
+// stopRequested reports whether a failed answer asked not to be retried.
+func stopRequested(a models.WebhookAttempt) bool {
+	v, _ := strconv.ParseBool(strings.TrimSpace(http.Header(a.ResponseHeaders).Get(StopRetryingHeader)))
+	return v && a.StatusCode > 0
 }

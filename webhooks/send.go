@@ -32,7 +32,8 @@ const (
 	KindBlocked  = "blocked" // the SSRF guard or the https rule refused it
 	KindNetwork  = "network"
 	KindRedirect = "redirect"
-	KindHTTP     = "http" // an answer outside 2xx
+	KindHTTP     = "http"    // an answer outside 2xx
+	KindStopped  = "stopped" // a failed answer that asked not to be retried
 )
 
 // send makes one attempt of job and reports what happened. Success is a
@@ -40,7 +41,7 @@ const (
 func (d *Dispatcher) send(ctx context.Context, job models.DeliveryJob) models.WebhookAttempt {
 	a := models.WebhookAttempt{URL: job.URL, StartedAt: d.store.Now(), ResponseHeaders: map[string][]string{}}
 	ts := strconv.FormatInt(a.StartedAt.Unix(), 10)
-	sig, err := Sign(job.Secret, job.EventID, ts, []byte(job.Payload))
+	sig, err := SignatureHeader(signingSecrets(job, a.StartedAt), job.EventID, ts, []byte(job.Payload))
 	if err != nil {
 		a.ErrorKind, a.Error = KindNetwork, err.Error()
 		return a

@@ -19,6 +19,7 @@ type webhookFlags struct {
 	retention    time.Duration
 	workers      int
 	perEndpoint  int
+	secretGrace  time.Duration
 }
 
 func (w *webhookFlags) register(fs *flag.FlagSet) {
@@ -31,6 +32,8 @@ func (w *webhookFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&w.workers, "webhook-workers", webhooks.DefaultWorkers, "webhook deliveries in flight at once")
 	fs.IntVar(&w.perEndpoint, "webhook-endpoint-workers", models.DefaultWebhookEndpointConcurrency,
 		"webhook deliveries in flight at once to one endpoint, across replicas")
+	fs.DurationVar(&w.secretGrace, "webhook-secret-grace", models.DefaultWebhookSecretGrace,
+		"how long a rotated-away webhook signing secret keeps signing beside the new one")
 }
 
 // config checks the flags and turns them into the dispatcher's settings.
@@ -48,6 +51,8 @@ func (w *webhookFlags) config() (webhooks.Config, error) {
 		return webhooks.Config{}, fmt.Errorf("--webhook-workers must be positive")
 	case w.perEndpoint <= 0:
 		return webhooks.Config{}, fmt.Errorf("--webhook-endpoint-workers must be positive")
+	case w.secretGrace <= 0:
+		return webhooks.Config{}, fmt.Errorf("--webhook-secret-grace must be positive")
 	}
 	return webhooks.Config{Schedule: schedule, Timeout: w.timeout, AllowPrivate: w.allowPrivate,
 		Workers: w.workers, Version: readBuild().Version}, nil

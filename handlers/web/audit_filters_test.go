@@ -26,15 +26,15 @@ func TestAuditLogActorsAndWebhookWording(t *testing.T) {
 	help := e.user("help@example.com", models.RoleSupport)
 	tk := e.ticket(ada, "It broke")
 	e.move(help, tk.ID, "pending")
-	e.webhook(ada, "https://hooks.example.com/")
+	ep := e.webhook(ada, "https://hooks.example.com/")
 	ctx := context.Background()
-	if _, err := e.store.SetWebhookEnabled(ctx, ada.Actor(), false); err != nil {
+	if _, err := e.store.SetWebhookEnabled(ctx, ada.Actor(), ep.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.SetWebhookEnabled(ctx, ada.Actor(), true); err != nil {
+	if _, err := e.store.SetWebhookEnabled(ctx, ada.Actor(), ep.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.RotateWebhookToken(ctx, ada.Actor()); err != nil {
+	if _, err := e.store.RotateWebhookToken(ctx, ada.Actor(), ep.ID); err != nil {
 		t.Fatal(err)
 	}
 	b := e.signedIn("ada@example.com")

@@ -25,8 +25,9 @@ const sinceLayout = "2006-01-02T15:04"
 // event_type, ticket, and for staff account (an id or an owner's email).
 // For htmx polling (HX-Target deliveries) it answers the list alone.
 func (h *Handlers) Deliveries(c *fiber.Ctx) error {
-	q := filterValues(c, "status", "event_type", "account", "ticket")
-	v := views.Deliveries{Status: q["status"], EventType: q["event_type"], Account: q["account"], Ticket: q["ticket"]}
+	q := filterValues(c, "status", "event_type", "account", "ticket", "endpoint", "event")
+	v := views.Deliveries{Status: q["status"], EventType: q["event_type"], Account: q["account"], Ticket: q["ticket"],
+		Endpoint: q["endpoint"], Event: q["event"]}
 	return h.deliveriesPage(c, fiber.StatusOK, v, strings.Clone(c.Query("page_token")), nil)
 }
 
@@ -36,7 +37,7 @@ func (h *Handlers) deliveriesPage(c *fiber.Ctx, status int, v views.Deliveries, 
 	if !v.Support {
 		v.Account = "" // owners always see their own
 	}
-	f := models.DeliveryFilter{TicketID: v.Ticket, PageToken: token}
+	f := models.DeliveryFilter{TicketID: v.Ticket, EndpointID: v.Endpoint, EventID: v.Event, PageToken: token}
 	if v.Status != "" {
 		f.Statuses = []string{v.Status}
 	}
@@ -59,27 +60,40 @@ func (h *Handlers) deliveriesPage(c *fiber.Ctx, status int, v views.Deliveries, 
 }
 
 // redeliverForm offers to redeliver an endpoint's failures where one
-// endpoint is in view (an owner's, or the account staff filtered on) and
-// the page shows a failure, or after the form was refused; while the
-// endpoint is off it says so instead.
+// endpoint is in view (the endpoint filter, or an owner's only endpoint)
+// and the page shows a failure, or after the form was refused; while the
+// endpoint is off it says so instead. It also fills the endpoint filter's
+// choices for an owner.
 func (h *Handlers) redeliverForm(c *fiber.Ctx, v *views.Deliveries, accountID string, refused *views.RedeliverFailed) error {
 	v.Redeliver = refused
+	var endpoints []models.WebhookEndpoint
+	if !v.Support || accountID != "" {
+		var err error
+		if endpoints, err = h.store.WebhookEndpoints(c.UserContext(), actor(c), accountID); err != nil {
+			return err
+		}
+	}
+	for _, e := range endpoints {
+		v.Endpoints = append(v.Endpoints, views.Option{Value: e.ID, Label: e.URL})
+	}
+	endpoint := v.Endpoint
+	if endpoint == "" && len(endpoints) == 1 {
+		endpoint = endpoints[0].ID
+	}
 	failed := slices.ContainsFunc(v.Rows, func(d views.Delivery) bool { return d.Status == models.DeliveryFailed })
-	if v.Redeliver == nil && failed && (!v.Support || accountID != "") {
+	if v.Redeliver == nil && failed && endpoint != "" {
 		since := h.store.Now().Add(-models.HealthWindow).Format(sinceLayout)
-		v.Redeliver = &views.RedeliverFailed{Account: v.Account, Form: views.Form{Values: map[string]string{"since": since}}}
+		v.Redeliver = &views.RedeliverFailed{Account: v.Account, Endpoint: endpoint,
+			Form: views.Form{Values: map[string]string{"since": since}}}
 	}
-	if v.Redeliver == nil || v.Support && accountID == "" {
+	if v.Redeliver == nil {
 		return nil
 	}
-	e, err := h.store.Webhook(c.UserContext(), actor(c), accountID)
-	switch {
-	case models.ErrorCode(err) == models.CodeNotFound:
-		return nil
-	case err != nil:
-		return err
+	if v.Redeliver.Endpoint == "" {
+		v.Redeliver.Endpoint = endpoint
 	}
-	v.Redeliver.Disabled = !e.Enabled
+	i := slices.IndexFunc(endpoints, func(e models.WebhookEndpoint) bool { return e.ID == v.Redeliver.Endpoint })
+	v.Redeliver.Disabled = i >= 0 && !endpoints[i].Enabled
 	return nil
 }
 
@@ -88,7 +102,8 @@ func (h *Handlers) redeliverForm(c *fiber.Ctx, v *views.Deliveries, accountID st
 // status to answer.
 func (h *Handlers) deliveryRows(c *fiber.Ctx, v *views.Deliveries, f *models.DeliveryFilter) (int, error) {
 	a := actor(c)
-	q := filterQuery(map[string]string{"status": v.Status, "event_type": v.EventType, "account": v.Account, "ticket": v.Ticket})
+	q := filterQuery(map[string]string{"status": v.Status, "event_type": v.EventType, "account": v.Account, "ticket": v.Ticket,
+		"endpoint": v.Endpoint, "event": v.Event})
 	v.Self, v.Paged = "/webhook-deliveries?"+q.Encode(), f.PageToken != ""
 	if v.Account != "" {
 		id, err := h.store.AccountID(c.UserContext(), a, v.Account)
@@ -137,7 +152,7 @@ func deliveriesNav(a models.Actor) string {
 func deliveryRow(d models.DeliverySummary) views.Delivery {
 	return views.Delivery{ID: d.ID, EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
 		LastStatusCode: d.LastStatusCode, LastError: d.LastError, TicketID: deref(d.TicketID), AccountID: d.AccountID,
-		URL: d.URL, Created: d.CreatedAt, Completed: d.CompletedAt, NextAttempt: d.NextAttemptAt}
+		URL: d.URL, Created: d.CreatedAt, Completed: d.CompletedAt, NextAttempt: d.NextAttemptAt, EndpointID: d.EndpointID}
 }
 
 // pollEvery is how often a page showing a pending delivery reloads: soon
@@ -179,7 +194,7 @@ func (h *Handlers) deliveryPage(c *fiber.Ctx, status int, id, message string) er
 		return err
 	}
 	v := views.DeliveryDetail{Delivery: deliveryRow(d.DeliverySummary), EventID: d.EventID, Support: a.IsSupport(),
-		RequestBody: indentJSON(d.RequestBody), Message: message, CSRF: csrfToken(c)}
+		RequestBody: indentJSON(d.RequestBody), Message: message, CSRF: csrfToken(c), Now: h.store.Now()}
 	if d.Status == models.DeliveryPending {
 		v.PollEvery = pollEvery(d.NextAttemptAt, h.store.Now())
 	}
@@ -266,15 +281,16 @@ func (h *Handlers) RedeliverWebhook(c *fiber.Ctx) error {
 // support staff the posted account's.
 func (h *Handlers) RedeliverFailedWebhooks(c *fiber.Ctx) error {
 	a := actor(c)
-	form := views.Form{Values: formValues(c, "since", "account")}
+	form := views.Form{Values: formValues(c, "since", "account", "endpoint")}
 	n, err := h.redeliverFailed(c, a, form)
 	if err != nil {
 		status, err := formErrorAt(err, &form, map[string]string{"since": "since"})
 		if err != nil {
 			return err
 		}
-		v := views.Deliveries{Account: form.Value("account")}
-		return h.deliveriesPage(c, status, v, "", &views.RedeliverFailed{Account: form.Value("account"), Form: form})
+		v := views.Deliveries{Account: form.Value("account"), Endpoint: form.Value("endpoint")}
+		return h.deliveriesPage(c, status, v, "", &views.RedeliverFailed{Account: form.Value("account"),
+			Endpoint: form.Value("endpoint"), Form: form})
 	}
 	msg := "No failed deliveries since then; nothing was queued."
 	switch {
@@ -286,9 +302,16 @@ func (h *Handlers) RedeliverFailedWebhooks(c *fiber.Ctx) error {
 	if err := h.flash(c, msg); err != nil {
 		return err
 	}
-	to := "/webhook-deliveries"
+	q := url.Values{}
 	if a.IsSupport() {
-		to += "?" + url.Values{"account": {form.Value("account")}}.Encode()
+		q.Set("account", form.Value("account"))
+	}
+	if form.Value("endpoint") != "" {
+		q.Set("endpoint", form.Value("endpoint"))
+	}
+	to := "/webhook-deliveries"
+	if len(q) > 0 {
+		to += "?" + q.Encode()
 	}
 	return redirect(c, to)
 }
@@ -298,7 +321,7 @@ func (h *Handlers) redeliverFailed(c *fiber.Ctx, a models.Actor, form views.Form
 	if err != nil && form.Value("since") != "" {
 		return 0, models.InvalidField("since", "must be a date and time, such as 2026-01-02T15:04")
 	}
-	in := models.RedeliverFailedInput{Since: since}
+	in := models.RedeliverFailedInput{Since: since, EndpointID: form.Value("endpoint")}
 	if a.IsSupport() && form.Value("account") != "" {
 		if in.AccountID, err = h.store.AccountID(c.UserContext(), a, form.Value("account")); err != nil {
 			return 0, err

@@ -114,8 +114,8 @@ func TestDeliveryDetail(t *testing.T) {
 			"As sent with attempt 2; the token is masked.", "Authorization", "Bearer cpwh_",
 			"&#34;type&#34;: &#34;ticket.resolved&#34;", "&#34;status&#34;: &#34;solved&#34;", l.adaTicket.ID,
 			"2 attempts, newest first", "Attempt 2", "Attempt 1", "203.0.113.7:443", "42 ms", "502", "503",
-			"HTTP Bad Gateway", "X-Receiver", "hooks-1", "{&#34;error&#34;:&#34;not now&#34;}", "2 Jan 2026, 03:07:05 UTC").
-		lacks("Redeliver</button>")
+									"HTTP Bad Gateway", "X-Receiver", "hooks-1", "{&#34;error&#34;:&#34;not now&#34;}", "2 Jan 2026, 03:07:05 UTC").
+		lacks("Redeliver</button>", `class="error-kind">http<`) // the error says HTTP once
 	ep, _ := l.store.Webhook(context.Background(), l.ada.Actor(), "")
 	if strings.Contains(res.Body, ep.Token) {
 		t.Fatal("the token is in the page")
@@ -152,9 +152,9 @@ func TestPendingDeliveriesPoll(t *testing.T) {
 	// A retry a minute away is polled for less often.
 	e.answer(500, true)
 	b.header.Set("HX-Target", "delivery")
-	b.get(page).contains(`hx-trigger="every 30s"`, "Retrying; next attempt")
+	b.get(page).contains(`hx-trigger="every 30s"`, "Retrying; next attempt", "2 Jan 2026, 03:05:05 UTC", "(in 1 min)")
 	e.clock.Advance(50 * time.Second)
-	b.get(page).contains(`hx-trigger="every 10s"`)
+	b.get(page).contains(`hx-trigger="every 10s"`, "(in 10 s)")
 
 	// Settled: nothing polls any more.
 	e.clock.Advance(10 * time.Second)
@@ -211,12 +211,13 @@ func TestRedeliverFailedSince(t *testing.T) {
 	ada.get("/webhook-deliveries").contains("No failed deliveries since then; nothing was queued.")
 	// Switching the webhook off fails what was pending; it cannot be
 	// redelivered until the webhook is on again, and the log says so.
-	ada.post("/webhook/enabled", url.Values{"enabled": {"false"}}).expect(http.StatusSeeOther)
+	adaEndpoint, _ := l.store.Webhook(context.Background(), l.ada.Actor(), "")
+	ada.post("/webhook/"+adaEndpoint.ID+"/enabled", url.Values{"enabled": {"false"}}).expect(http.StatusSeeOther)
 	ada.get("/webhook-deliveries").contains("Your webhook is disabled", "Enable it on the Webhooks page first").
 		lacks(`action="/webhook-deliveries/redeliver-failed"`)
 	ada.post("/webhook-deliveries/redeliver-failed", url.Values{"since": {"2026-01-02T03:00"}}).
 		expect(http.StatusUnprocessableEntity).contains("Your webhook is disabled")
-	ada.post("/webhook/enabled", url.Values{"enabled": {"true"}}).expect(http.StatusSeeOther)
+	ada.post("/webhook/"+adaEndpoint.ID+"/enabled", url.Values{"enabled": {"true"}}).expect(http.StatusSeeOther)
 
 	s := l.signedIn("help@example.com")
 	s.get("/webhook-deliveries").lacks("Redeliver failed deliveries") // no one endpoint in view
@@ -228,6 +229,33 @@ func TestRedeliverFailedSince(t *testing.T) {
 	if l.deliveryStatus(l.failed) != models.DeliveryPending {
 		t.Fatal("bob's delivery was not redelivered")
 	}
+}
+
+// The log finds an event by its id (the webhook-id a receiver logged) and
+// narrows to one endpoint.
+func TestDeliveryLogEventAndEndpointFilters(t *testing.T) {
+	l := newDeliveryLog(t)
+	second := l.endpoint(l.ada, "https://second.ada.example.com/in")
+	l.clock.Advance(time.Minute)
+	l.ticket(l.ada, "to both")
+	ada := l.signedIn("ada@example.com")
+	d, err := l.store.WebhookDelivery(context.Background(), l.ada.Actor(), l.resolved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada.get("/webhook-deliveries").contains(`name="event"`, `name="endpoint"`, `<option value="`+second.ID+`">https://second.ada.example.com/in</option>`)
+	ada.get("/webhook-deliveries?event=" + d.EventID).expect(http.StatusOK).
+		contains(`href="/webhook-deliveries/` + l.resolved + `"`).lacks(`href="/webhook-deliveries/` + l.created + `"`)
+	ada.get("/webhook-deliveries?event=not-an-id").expect(http.StatusUnprocessableEntity).
+		fieldError("event", "Event ID (webhook-id) is not an event id (32 letters and digits, as in webhook-id).")
+	onSecond := l.deliveryIDs(l.ada.Actor(), models.DeliveryFilter{EndpointID: second.ID})
+	if len(onSecond) != 1 {
+		t.Fatalf("second endpoint: %v", onSecond)
+	}
+	ada.get("/webhook-deliveries?endpoint="+second.ID).expect(http.StatusOK).
+		contains(`href="/webhook-deliveries/`+onSecond[0]+`"`, `to <code class="url">https://second.ada.example.com/in</code>`).lacks(`href="/webhook-deliveries/` + l.resolved + `"`)
+	// Another account's endpoint shows nothing of it.
+	l.signedIn("bob@example.com").get("/webhook-deliveries?endpoint=" + second.ID).expect(http.StatusOK).lacks(onSecond[0])
 }
 
 // An owner reaches only their own deliveries.

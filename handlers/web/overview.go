@@ -29,7 +29,7 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v := views.Overview{Alerts: accountAlerts(o), Resources: resourceCounts(o)}
-	webhook, err := h.webhookAlerts(c)
+	webhook, err := h.overviewWebhookAlerts(c)
 	if err != nil {
 		return err
 	}
@@ -117,8 +117,10 @@ var eventSummaries = map[string]string{
 	"webhook updated":              "Webhook changed",
 	"webhook enabled":              "Webhook enabled",
 	"webhook disabled":             "Webhook disabled",
+	"webhook deleted":              "Webhook deleted",
 	"webhook token_rotated":        "Webhook token rotated",
 	"webhook secret_rotated":       "Webhook signing secret rotated",
+	"webhook secret_revealed":      "Webhook signing secret revealed",
 	"webhook tested":               "Webhook test event sent",
 	"webhook_delivery redelivered": "Webhook deliveries queued again",
 }

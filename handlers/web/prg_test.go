@@ -38,7 +38,7 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 	e := newEnv(t)
 	ada, instanceID := e.ownerWithInstance("ada@example.com", "web-1")
 	key, _ := e.apiKey(ada, "laptop")
-	e.webhook(ada, "https://hooks.example.com/")
+	hook := e.webhook(ada, "https://hooks.example.com/")
 	tk := e.ticket(ada, "It broke")
 	deliveries := e.deliveryIDs(ada.Actor(), models.DeliveryFilter{})
 	if len(deliveries) == 0 {
@@ -48,6 +48,7 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 		"/api-keys": key.ID, "/filesystems": e.filesystem(ada, "data", "us-east-1").ID,
 		"/firewall/rulesets": e.ruleset(ada, "web", "us-east-1").ID, "/instances": instanceID,
 		"/ssh-keys": e.sshKey(ada, "spare").ID, "/tickets": tk.ID, "/webhook-deliveries": deliveries[0],
+		"/webhook": hook.ID,
 	}
 	b := e.signedIn("ada@example.com")
 	walked := 0

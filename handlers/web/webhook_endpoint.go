@@ -1,0 +1,237 @@
+package web
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// Webhook shows one endpoint: its URL and event types, token, signing
+// secret, whether it is on and how its deliveries fared over the last day.
+func (h *Handlers) Webhook(c *fiber.Ctx) error {
+	return h.webhookPage(c, fiber.StatusOK, strings.Clone(c.Params("id")), views.Webhook{})
+}
+
+// webhookPage renders v, filled in with endpoint id's state.
+func (h *Handlers) webhookPage(c *fiber.Ctx, status int, id string, v views.Webhook) error {
+	a := actor(c)
+	if err := requireOwner(a); err != nil {
+		return err
+	}
+	health, err := h.store.WebhookHealth(c.UserContext(), a, id)
+	if err != nil {
+		return err
+	}
+	e := health.Endpoint
+	v.ID, v.URL, v.TokenHint, v.Enabled, v.CSRF = e.ID, e.URL, e.TokenHint(), e.Enabled, csrfToken(c)
+	v.DisabledReason, v.DisabledAt = e.DisabledReason, e.DisabledAt
+	if e.Rotating(h.store.Now()) {
+		v.RotatingUntil = e.PreviousSecretUntil
+	}
+	v.Health = webhookHealth(health)
+	if v.Form.Values == nil {
+		v.Form.Values = map[string]string{"url": e.URL}
+	}
+	if v.EventTypes == nil {
+		v.EventTypes = eventTypeChoices(e.EventTypes)
+	}
+	showAt(c, "/webhook/"+e.ID)
+	return h.page(c, status, "Webhook endpoint", views.NavWebhooks, views.WebhookPage(v))
+}
+
+// UpdateWebhook saves an endpoint's URL and event types.
+func (h *Handlers) UpdateWebhook(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	form := views.Form{Values: formValues(c, "url")}
+	types := formList(c, "event_types")
+	in := models.SetWebhookInput{EndpointID: id, URL: form.Value("url"), EventTypes: types}
+	if in.EventTypes == nil {
+		in.EventTypes = []string{}
+	}
+	e, _, err := h.store.SetWebhook(c.UserContext(), actor(c), in)
+	if err != nil {
+		status, err := formErrorAt(err, &form, map[string]string{"url": "url", "event_types": "event_types"})
+		if err != nil {
+			return err
+		}
+		return h.webhookPage(c, status, id, views.Webhook{Form: form, EventTypes: eventTypeChoices(types)})
+	}
+	if err := h.flash(c, "Endpoint saved. New events go to "+e.URL+"."); err != nil {
+		return err
+	}
+	return redirect(c, "/webhook/"+e.ID)
+}
+
+// SetWebhookEnabled switches one endpoint on or off (enabled=true|false).
+func (h *Handlers) SetWebhookEnabled(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	enabled, err := strconv.ParseBool(c.FormValue("enabled"))
+	if err != nil {
+		return h.webhookRefused(c, id, models.InvalidField("enabled", "must be true or false"))
+	}
+	if _, err := h.store.SetWebhookEnabled(c.UserContext(), actor(c), id, enabled); err != nil {
+		return h.webhookRefused(c, id, err)
+	}
+	msg := "Endpoint disabled. Events are logged but not sent to it; its pending deliveries were marked failed, so you can redeliver them later. Your other endpoints are unchanged."
+	if enabled {
+		msg = "Endpoint enabled. New events are delivered to it again; redeliver failed ones from the delivery log."
+	}
+	if err := h.flash(c, msg); err != nil {
+		return err
+	}
+	return redirect(c, "/webhook/"+id)
+}
+
+// SendTestWebhookEvent queues a test event to one endpoint and shows it in
+// the log.
+func (h *Handlers) SendTestWebhookEvent(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	if _, err := h.store.SendTestWebhookEvent(c.UserContext(), actor(c), id); err != nil {
+		return h.webhookRefused(c, id, err)
+	}
+	if err := h.flash(c, "Test event queued. It appears below and is sent within seconds."); err != nil {
+		return err
+	}
+	return redirect(c, "/webhook-deliveries?event_type="+models.EventWebhookTest+"&endpoint="+id)
+}
+
+// webhookRefused shows why the domain refused an action on the endpoint's
+// page (422); other errors go to the error page.
+func (h *Handlers) webhookRefused(c *fiber.Ctx, id string, err error) error {
+	status, msg, err := refused(err)
+	if err != nil {
+		return err
+	}
+	return h.webhookPage(c, status, id, views.Webhook{Message: msg})
+}
+
+// confirmWebhook asks before an action on endpoint id: a page of its own,
+// or the dialog's content for htmx.
+func (h *Handlers) confirmWebhook(c *fiber.Ctx, title string, v func(e *models.WebhookEndpoint) views.Confirm) error {
+	if err := requireOwner(actor(c)); err != nil {
+		return err
+	}
+	e, err := h.store.WebhookEndpoint(c.UserContext(), actor(c), strings.Clone(c.Params("id")))
+	if err != nil {
+		return err
+	}
+	return h.confirm(c, title, views.NavWebhooks, v(e), false)
+}
+
+// ConfirmRotateWebhookToken asks before replacing an endpoint's token.
+func (h *Handlers) ConfirmRotateWebhookToken(c *fiber.Ctx) error {
+	return h.confirmWebhook(c, "Rotate webhook token", func(e *models.WebhookEndpoint) views.Confirm {
+		return views.Confirm{Title: "Rotate the webhook token?",
+			Text:   "Deliveries to " + e.URL + " carry the new token at once, and the token " + e.TokenHint() + " stops being sent. Update your server to accept the new one.",
+			Action: "/webhook/" + e.ID + "/rotate-token", Submit: "Rotate token", CancelHref: "/webhook/" + e.ID}
+	})
+}
+
+// RotateWebhookToken replaces the token and shows the new one this once.
+func (h *Handlers) RotateWebhookToken(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	token, err := h.store.RotateWebhookToken(c.UserContext(), actor(c), id)
+	if err != nil {
+		return err
+	}
+	return h.webhookPage(c, fiber.StatusOK, id, views.Webhook{Secrets: &views.WebhookSecrets{Token: token}})
+}
+
+// ConfirmRotateWebhookSecret asks before replacing an endpoint's signing
+// secret, saying how long the old one keeps signing.
+func (h *Handlers) ConfirmRotateWebhookSecret(c *fiber.Ctx) error {
+	return h.confirmWebhook(c, "Rotate signing secret", func(e *models.WebhookEndpoint) views.Confirm {
+		return views.Confirm{Title: "Rotate the signing secret?",
+			Text: "A new secret signs every delivery to " + e.URL + " from now on. For the next " + graceText(h.store.WebhookSecretGrace()) +
+				" the current secret signs each delivery too (webhook-signature carries both), so your server keeps verifying while you move it to the new one; then only the new one signs.",
+			Action: "/webhook/" + e.ID + "/rotate-secret", Submit: "Rotate secret", CancelHref: "/webhook/" + e.ID}
+	})
+}
+
+// graceText says a grace period in hours or days.
+func graceText(d time.Duration) string {
+	if hours := int(d.Hours()); hours >= 48 && hours%24 == 0 {
+		return strconv.Itoa(hours/24) + " days"
+	} else if hours >= 1 {
+		return views.Count(hours, "hour", "hours")
+	}
+	return d.String()
+}
+
+// RotateWebhookSecret replaces the signing secret and shows the new one.
+func (h *Handlers) RotateWebhookSecret(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	e, err := h.store.RotateWebhookSecret(c.UserContext(), actor(c), id)
+	if err != nil {
+		return err
+	}
+	return h.webhookPage(c, fiber.StatusOK, id, views.Webhook{Secrets: &views.WebhookSecrets{Secret: e.Secret,
+		Note: "Your new signing secret. Until the time below, deliveries are signed with both this and the previous secret:"}})
+}
+
+// ConfirmDeleteWebhook asks before deleting an endpoint.
+func (h *Handlers) ConfirmDeleteWebhook(c *fiber.Ctx) error {
+	return h.confirmWebhook(c, "Delete webhook endpoint", func(e *models.WebhookEndpoint) views.Confirm {
+		return views.Confirm{Title: "Delete this endpoint?",
+			Text:   "Nothing more is sent to " + e.URL + ": its pending deliveries are dropped and its delivery log is deleted. Your other endpoints are unchanged.",
+			Action: "/webhook/" + e.ID + "/delete", Submit: "Delete endpoint", CancelHref: "/webhook/" + e.ID}
+	})
+}
+
+// DeleteWebhook deletes an endpoint and returns to the list.
+func (h *Handlers) DeleteWebhook(c *fiber.Ctx) error {
+	e, err := h.store.DeleteWebhookEndpoint(c.UserContext(), actor(c), strings.Clone(c.Params("id")))
+	if err != nil {
+		return err
+	}
+	if err := h.flash(c, "Endpoint "+e.URL+" deleted."); err != nil {
+		return err
+	}
+	return redirect(c, "/webhook")
+}
+
+// WebhookSecret asks for the password before showing an endpoint's
+// signing secret.
+func (h *Handlers) WebhookSecret(c *fiber.Ctx) error {
+	return h.webhookSecretPage(c, fiber.StatusOK, strings.Clone(c.Params("id")), views.WebhookSecretReveal{})
+}
+
+func (h *Handlers) webhookSecretPage(c *fiber.Ctx, status int, id string, v views.WebhookSecretReveal) error {
+	if err := requireOwner(actor(c)); err != nil {
+		return err
+	}
+	e, err := h.store.WebhookEndpoint(c.UserContext(), actor(c), id)
+	if err != nil {
+		return err
+	}
+	v.ID, v.URL, v.CSRF = e.ID, e.URL, csrfToken(c)
+	showAt(c, "/webhook/"+e.ID+"/secret")
+	return h.page(c, status, "Signing secret", views.NavWebhooks, views.WebhookSecretPage(v))
+}
+
+// RevealWebhookSecret shows the signing secret once the password is
+// confirmed. Attempts are throttled like sign-ins on the user's email, as
+// the change of password is.
+func (h *Handlers) RevealWebhookSecret(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	_, u := signedIn(c)
+	err := errPasswordThrottled(h.throttlePassword(c, u.Email))
+	var e *models.WebhookEndpoint
+	if err == nil {
+		e, err = h.store.RevealWebhookSecret(c.UserContext(), actor(c), id, c.FormValue("password"))
+	}
+	if err != nil {
+		var form views.Form
+		status, err := formErrorAt(err, &form, map[string]string{"password": "password"})
+		if err != nil {
+			return err
+		}
+		return h.webhookSecretPage(c, status, id, views.WebhookSecretReveal{Form: form})
+	}
+	return h.webhookSecretPage(c, fiber.StatusOK, id, views.WebhookSecretReveal{Secret: e.Secret})
+}
