@@ -145,6 +145,10 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/tickets/:id/close", web.RequireUser, w.ConfirmCloseTicket)
 	app.Post("/tickets/:id/close", web.RequireUser, w.CloseTicket)
 	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
+	app.Post("/tickets/:id/attachments", web.RequireUser, w.UploadAttachment)
+	app.Get("/tickets/:id/attachments/:attachment_id/download", web.RequireUser, w.DownloadAttachment)
+	app.Get("/tickets/:id/attachments/:attachment_id/delete", web.RequireUser, w.ConfirmDeleteAttachment)
+	app.Post("/tickets/:id/attachments/:attachment_id/delete", web.RequireUser, w.DeleteAttachment)
 
 	app.Get("/webhook", web.RequireUser, w.Webhook)
 	app.Post("/webhook", web.RequireUser, w.SetWebhook)
