@@ -52,7 +52,7 @@ func (h *Handlers) UploadAttachment(c *fiber.Ctx) error {
 	if err := h.flash(c, "File “"+in.Filename+"” attached."); err != nil {
 		return err
 	}
-	return redirect(c, "/tickets/"+id+"#attachments")
+	return redirect(c, "/tickets/"+id)
 }
 
 // uploadedFile reads the form's file: its name and type as the browser
@@ -121,5 +121,5 @@ func (h *Handlers) DeleteAttachment(c *fiber.Ctx) error {
 	if err := h.flash(c, "Attachment “"+a.Filename+"” deleted."); err != nil {
 		return err
 	}
-	return redirect(c, "/tickets/"+id+"#attachments")
+	return redirect(c, "/tickets/"+id)
 }

@@ -45,7 +45,7 @@ func TestTicketAttachmentsInTheDashboard(t *testing.T) {
 	tk := e.ticket(ada, "Disk full")
 	b := e.signedIn("ada@example.com")
 	b.get("/tickets/"+tk.ID).expect(http.StatusOK).contains("No files attached.", `enctype="multipart/form-data"`)
-	b.upload(tk.ID, "df.txt", "text/plain", []byte("100% used")).redirectsTo("/tickets/" + tk.ID + "#attachments")
+	b.upload(tk.ID, "df.txt", "text/plain", []byte("100% used")).redirectsTo("/tickets/" + tk.ID)
 	page := b.get("/tickets/"+tk.ID).contains("df.txt", "9 B · text/plain", "File “df.txt” attached.")
 	link := downloadLink.FindStringSubmatch(page.Body)
 	if link == nil {
@@ -67,7 +67,7 @@ func TestTicketAttachmentsInTheDashboard(t *testing.T) {
 
 	del := strings.Replace(link[1], "/download", "/delete", 1)
 	b.get(del).expect(http.StatusOK).contains("Delete “df.txt”?", "This cannot be undone.")
-	b.post(del, nil).redirectsTo("/tickets/" + tk.ID + "#attachments")
+	b.post(del, nil).redirectsTo("/tickets/" + tk.ID)
 	b.get("/tickets/"+tk.ID).contains("No files attached.", "Attachment “df.txt” deleted.")
 	if n := modelstest.AuditCount(t, e.store, *ada.AccountID, "ticket_attachment"); n != 2 {
 		t.Errorf("%d audit events, want 2", n)
