@@ -104,6 +104,7 @@ func New(cfg Config) *fiber.App {
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
 	// fiber.Config has no such field; the fasthttp server does.
 	app.Server().MaxConnsPerIP = cfg.MaxConnsPerIP
+	app.Server().HeaderReceived = uploadLimits(cfg.ReadTimeout)
 	routes(app, cfg)
 	guardServer(app, cfg.Log)
 	return app
@@ -151,7 +152,7 @@ func proxyHeader(cfg Config) string {
 // envelope under /api/, an error page elsewhere.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
-		if isAPIPath(c.Path()) {
+		if isAPIPath(c.Path()) || isTransferPath(c.Path()) {
 			return api.WriteError(c, log, err)
 		}
 		return web.ErrorPage(c, log, err)

@@ -65,6 +65,10 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 		status, msg = fiber.StatusRequestTimeout, "The request did not arrive within the server's read timeout"
 	case errors.As(err, &small):
 		status, msg = fiber.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("The request's headers are larger than %d KiB", HeaderLimit>>10)
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isTransferPath(c.Path()):
+		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than the size its URL declares (attachments are at most %d MiB)", models.MaxAttachmentSize>>20)
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isUploadForm(c.Path()):
+		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MiB, the most a ticket attachment may have", models.MaxAttachmentSize>>20)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		msg = fmt.Sprintf("The request body is larger than %d MiB", BodyLimit>>20)
 	default:
@@ -72,7 +76,7 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 		log.Debug("unreadable request", "err", err)
 	}
 	// A request with a body always has headers; none left means reset.
-	if len(c.Request().Header.RawHeaders()) > 0 && !isAPIPath(c.Path()) {
+	if len(c.Request().Header.RawHeaders()) > 0 && !isAPIPath(c.Path()) && !isTransferPath(c.Path()) {
 		return handle(c, fiber.NewError(status, msg))
 	}
 	werr := api.WriteError(c, log, models.Errorf(models.CodeInvalidParameters, "%s", msg))

@@ -56,6 +56,11 @@ func routes(app *fiber.App, cfg Config) {
 	v1.Post("/tickets", a.CreateTicket)
 	v1.Get("/tickets/:ticket_id", a.Ticket)
 	v1.Patch("/tickets/:ticket_id", a.UpdateTicket)
+	v1.Get("/tickets/:ticket_id/attachments", a.TicketAttachments)
+	v1.Post("/tickets/:ticket_id/attachments", a.InitiateAttachment)
+	v1.Post("/tickets/:ticket_id/attachments/:attachment_id/complete", a.CompleteAttachment)
+	v1.Get("/tickets/:ticket_id/attachments/:attachment_id/download", a.AttachmentDownloadURL)
+	v1.Delete("/tickets/:ticket_id/attachments/:attachment_id", a.DeleteAttachment)
 
 	if cfg.extraAPIRoutes != nil {
 		cfg.extraAPIRoutes(v1)
@@ -64,6 +69,12 @@ func routes(app *fiber.App, cfg Config) {
 	// Anything else under /api answers the JSON envelope, never HTML. (Not
 	// app.Use("/api"): a prefix match would swallow /api-keys.)
 	app.All("/api/*", api.NoRoute)
+
+	// Presigned attachment URLs, as a storage service would serve them: no
+	// API key (the signature is the permission), JSON errors, bodies up to
+	// the URL's declared size (uploadLimits).
+	app.Put(api.TransferPathPrefix+":id", a.UploadAttachment)
+	app.Get(api.TransferPathPrefix+":id", a.DownloadAttachment)
 
 	// The dashboard. Every page and asset gets the security headers; every
 	// page knows who is signed in (404s too); every state-changing request
@@ -146,6 +157,10 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/tickets/:id/close", web.RequireUser, w.ConfirmCloseTicket)
 	app.Post("/tickets/:id/close", web.RequireUser, w.CloseTicket)
 	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
+	app.Post("/tickets/:id/attachments", web.RequireUser, w.UploadAttachment)
+	app.Get("/tickets/:id/attachments/:attachment_id/download", web.RequireUser, w.DownloadAttachment)
+	app.Get("/tickets/:id/attachments/:attachment_id/delete", web.RequireUser, w.ConfirmDeleteAttachment)
+	app.Post("/tickets/:id/attachments/:attachment_id/delete", web.RequireUser, w.DeleteAttachment)
 
 	app.Get("/webhook", web.RequireUser, w.Webhooks)
 	app.Post("/webhook", web.RequireUser, w.CreateWebhook)

@@ -16,6 +16,10 @@ import (
 // parameters for the widest table.
 const copyBatch = 500
 
+// copyBatchBytes flushes a batch early once its byte values (attachment
+// contents) reach it, so a copy holds a few files in memory, not 500.
+const copyBatchBytes = 32 << 20
+
 // CopyTableCount is one table copied and its row count, checked equal on
 // both sides.
 type CopyTableCount struct {
@@ -181,14 +185,14 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t copyTarget) (int64, erro
 			return 0, fmt.Errorf("the target has no column %s", c)
 		}
 	}
-	var copied int64
+	var copied, batchBytes int64
 	batch := make([]any, 0, copyBatch*len(cols))
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		_, err := dst.ExecContext(ctx, insertStatement(t.name, cols, len(batch)/len(cols)), batch...)
-		batch = batch[:0]
+		batch, batchBytes = batch[:0], 0
 		return err
 	}
 	for rows.Next() {
@@ -201,10 +205,13 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t copyTarget) (int64, erro
 			return 0, err
 		}
 		for i, v := range values {
+			if b, ok := v.([]byte); ok {
+				batchBytes += int64(len(b))
+			}
 			batch = append(batch, convertForPostgres(v, t.columns[cols[i]]))
 		}
 		copied++
-		if copied%copyBatch == 0 {
+		if len(batch) == copyBatch*len(cols) || batchBytes >= copyBatchBytes {
 			if err := flush(); err != nil {
 				return 0, err
 			}

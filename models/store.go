@@ -23,6 +23,11 @@ type Config struct {
 	// Quotas a new account starts with.
 	DefaultFilesystemQuota int
 	DefaultRulesetQuota    int
+	// Per-account limits on ticket attachments: files, and their bytes
+	// (uploaded ones, and pending ones within their upload window). Zero
+	// means DefaultAttachmentCountQuota and DefaultAttachmentBytesQuota.
+	AttachmentCountQuota int
+	AttachmentBytesQuota int64
 	// PasswordCost is the bcrypt cost; tests lower it.
 	PasswordCost int
 	// PasswordHashers bounds the bcrypt operations running at once (0:
@@ -111,6 +116,12 @@ func NewStore(db *gorm.DB, opts ...Option) *Store {
 	}
 	if s.cfg.SessionIdleTimeout == 0 {
 		s.cfg.SessionIdleTimeout = def.SessionIdleTimeout
+	}
+	if s.cfg.AttachmentCountQuota == 0 {
+		s.cfg.AttachmentCountQuota = DefaultAttachmentCountQuota
+	}
+	if s.cfg.AttachmentBytesQuota == 0 {
+		s.cfg.AttachmentBytesQuota = DefaultAttachmentBytesQuota
 	}
 	if s.cfg.SessionMaxAge == 0 {
 		s.cfg.SessionMaxAge = def.SessionMaxAge

@@ -90,6 +90,8 @@ type Ticket struct {
 	CommentForm Form
 	MoveError   string // why the last move or solve changed nothing
 	CSRF        string
+	Attachments []Attachment // uploaded files, oldest first
+	AttachForm  Form         // a refused upload
 }
 
 // Closed reports whether nothing may change the ticket any more.

@@ -11,8 +11,10 @@ import (
 // DefaultRetention is how long the delivery log is kept.
 const DefaultRetention = 30 * 24 * time.Hour
 
-// Prune is the retention job: now and then every interval until ctx ends,
-// it deletes the delivery log of events older than retention.
+// Prune is the server's retention job: now and then every interval until
+// ctx ends, it deletes the delivery log of events older than retention,
+// and the ticket attachments whose upload URL expired before they were
+// completed (they already hold no quota; this frees their rows and bytes).
 func Prune(ctx context.Context, store *models.Store, retention, interval time.Duration, log *slog.Logger) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -23,6 +25,11 @@ func Prune(ctx context.Context, store *models.Store, retention, interval time.Du
 			log.Error("webhooks: pruning the delivery log failed", "err", err)
 		case n > 0:
 			log.Info("webhooks: pruned the delivery log", "deliveries", n, "older_than", retention)
+		}
+		if n, err := store.PruneExpiredAttachments(ctx); err != nil && ctx.Err() == nil {
+			log.Error("pruning expired ticket attachments failed", "err", err)
+		} else if n > 0 {
+			log.Info("pruned expired ticket attachments", "attachments", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -60,6 +60,7 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 	key := owner(t, live, "ada@example.com")
 	store := openDB(t, live)
 	actor := populate(t, store, "ada@example.com", 5)
+	withFile := attachFile(t, store, actor)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -99,6 +100,7 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 			t.Fatalf("restored server lacks fs%d: %s", i, body)
 		}
 	}
+	expectAttachment(t, base, key, withFile)
 
 	for _, args := range [][]string{
 		{"backup", "--database", live, "--to", backup},
@@ -169,6 +171,7 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 		Subject: "moving", Description: "to postgres", Type: models.TicketServiceRequest}); err != nil {
 		t.Fatal(err)
 	}
+	withFile := attachFile(t, store, actor)
 	target, drop, err := modelstest.CreatePostgresDB(base)
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +196,7 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 	if body := apiGet(t, srv, key, "/api/v1/tickets"); !strings.Contains(body, "moving") {
 		t.Fatalf("copied server lacks the ticket: %s", body)
 	}
+	expectAttachment(t, srv, key, withFile)
 }
 
 // afterPrefix returns the text after the first line starting with prefix.

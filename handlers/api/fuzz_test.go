@@ -29,6 +29,7 @@ var fuzzEndpoints = []struct{ method, path string }{
 	{"POST", "/api/v1/ssh-keys"},
 	{"POST", "/api/v1/tickets"},
 	{"PATCH", "/api/v1/tickets/{ticket}"},
+	{"POST", "/api/v1/tickets/{ticket}/attachments"},
 }
 
 // fuzzSeeds are valid bodies of each endpoint, as the other tests send
@@ -46,6 +47,7 @@ var fuzzSeeds = map[int][]string{
 	9:  {`{"name": "laptop"}`, `{"name": "desk", "public_key": "` + edPublicKey + `"}`},
 	10: {incidentBody, `{"subject": "s", "description": "d", "type": "service_request", "ip": "192.0.2.1"}`},
 	11: {`{"comment": {"body": "more"}}`, `{"status": "solved"}`, `{"severity": "sev_1"}`},
+	12: {`{"filename": "debug.tar.gz", "content_type": "application/gzip", "size_bytes": 1024}`},
 }
 
 // fuzzAttacks are bodies every endpoint must refuse cleanly.
@@ -54,6 +56,7 @@ var fuzzAttacks = []string{
 	"{\"name\": \"\xff\xfe\"}", `{"name": 1e999}`, `{"rules": [null]}`, `{"data": [{}]}`, `{"instance_ids": [""]}`,
 	`{"comment": {"body": "\u001b[2J"}}`, `{"subject": "\u0085", "description": "\u0000", "type": "incident"}`,
 	`{"ssh_key_names": ["` + strings.Repeat("k", 300) + `"]}`, `{"quantity": -1}`, `{"port_range": [65536, 0]}`,
+	`{"filename": "../x", "content_type": "text/html; charset=\"", "size_bytes": 9007199254740993}`,
 }
 
 // FuzzAPIBodies sends a body to one of the API's body-taking endpoints,

@@ -17,6 +17,7 @@ func snapshot(tb testing.TB, store *models.Store, accountID string) accountSnaps
 	for name, model := range map[string]any{
 		"audit_events": &models.AuditEvent{}, "filesystems": &models.Filesystem{}, "rulesets": &models.FirewallRuleset{},
 		"instances": &models.Instance{}, "ssh_keys": &models.SSHKey{}, "tickets": &models.Ticket{},
+		"ticket_attachments": &models.TicketAttachment{},
 	} {
 		var n int64
 		if err := store.DB().Model(model).Where("account_id = ?", accountID).Count(&n).Error; err != nil {

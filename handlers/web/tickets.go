@@ -151,13 +151,20 @@ func (h *Handlers) Ticket(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, comment views.Form, moveError string) error {
+	return h.renderTicket(c, status, id, views.Ticket{CommentForm: comment, MoveError: moveError})
+}
+
+// renderTicket shows the ticket with the forms' state that v carries.
+func (h *Handlers) renderTicket(c *fiber.Ctx, status int, id string, v views.Ticket) error {
 	a := actor(c)
 	t, err := h.store.Ticket(c.UserContext(), a, id)
 	if err != nil {
 		return err
 	}
-	v := views.Ticket{TicketRow: ticketRow(t.Summary()), Source: t.Source, Resolved: t.ResolvedAt, Support: a.IsSupport(),
-		CommentForm: comment, MoveError: moveError, CSRF: csrfToken(c)}
+	v.TicketRow, v.Source, v.Resolved, v.Support, v.CSRF = ticketRow(t.Summary()), t.Source, t.ResolvedAt, a.IsSupport(), csrfToken(c)
+	if v.Attachments, err = h.attachments(c, t.ID); err != nil {
+		return err
+	}
 	v.InstanceID, v.InstanceIP = deref(t.InstanceID), deref(t.InstanceIP)
 	moves := models.TicketMoves(t.Status)
 	if v.Support {

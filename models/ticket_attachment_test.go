@@ -1,0 +1,323 @@
+package models_test
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+func (f *ticketFixture) openTicket() string {
+	f.t.Helper()
+	t, err := f.store.CreateTicket(f.ctx, f.owner, models.CreateTicketInput{Subject: "Logs", Description: "Attached.", Type: models.TicketServiceRequest})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return t.ID
+}
+
+func (f *ticketFixture) attach(ticketID, name string, data []byte) *models.TicketAttachment {
+	f.t.Helper()
+	a, err := f.store.AttachFile(f.ctx, f.owner, ticketID, models.InitiateAttachmentInput{Filename: name, ContentType: "text/plain"}, data)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return a
+}
+
+func TestAttachmentLifecycle(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket,
+		models.InitiateAttachmentInput{Filename: "debug.log", ContentType: "Text/Plain; charset=UTF-8", SizeBytes: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != models.AttachmentPending || a.ContentType != "text/plain; charset=UTF-8" || tr.Method != models.TransferUpload {
+		t.Fatalf("initiated %+v with %+v", a, tr)
+	}
+	if tr.ExpiresIn(f.store.Now()) != int64(models.AttachmentUploadLifetime/time.Second) {
+		t.Errorf("expires in %d", tr.ExpiresIn(f.store.Now()))
+	}
+	if list, _ := f.store.TicketAttachments(f.ctx, f.owner, ticket); len(list) != 0 {
+		t.Errorf("the default list shows pending attachments: %+v", list)
+	}
+	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("hello!")), models.CodeInvalidParameters) // 6 > 5
+	if err := f.store.ReceiveAttachment(f.ctx, tr, []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	done, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
+	if err != nil || done.Status != models.AttachmentUploaded || done.UploadedAt == nil {
+		t.Fatalf("complete: %+v, %v", done, err)
+	}
+	if again, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil || again.Status != models.AttachmentUploaded {
+		t.Fatalf("complete again: %+v, %v", again, err)
+	}
+	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("hello")), models.CodeConflict)
+
+	// Support staff list and download any account's attachments.
+	list, err := f.store.TicketAttachments(f.ctx, f.support, ticket)
+	if err != nil || len(list) != 1 || list[0].ID != a.ID {
+		t.Fatalf("support list: %+v, %v", list, err)
+	}
+	_, dl, err := f.store.AttachmentDownload(f.ctx, f.support, ticket, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, data, err := f.store.SendAttachment(f.ctx, dl)
+	if err != nil || got.ID != a.ID || string(data) != "hello" {
+		t.Fatalf("download: %v %q", err, data)
+	}
+	wantCode(t, f.store.DeleteAttachment(f.ctx, f.support, ticket, a.ID), models.CodeForbidden)
+	_, _, err = f.store.InitiateAttachment(f.ctx, f.support, ticket, models.InitiateAttachmentInput{Filename: "x", ContentType: "text/plain", SizeBytes: 1})
+	wantCode(t, err, models.CodeForbidden)
+
+	if err := f.store.DeleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, f.store.DeleteAttachment(f.ctx, f.owner, ticket, a.ID), models.CodeNotFound)
+	_, _, err = f.store.SendAttachment(f.ctx, dl)
+	wantCode(t, err, models.CodeNotFound)
+	if deleted, _ := f.store.TicketAttachments(f.ctx, f.owner, ticket, models.AttachmentDeleted); len(deleted) != 1 {
+		t.Errorf("deleted list: %+v", deleted)
+	}
+	if n := f.count(&models.TicketAttachmentContent{}, ""); n != 0 {
+		t.Errorf("%d contents left after delete", n)
+	}
+	if n := modelstest.AuditCount(t, f.store, f.owner.AccountID, "ticket_attachment"); n != 2 {
+		t.Errorf("%d audit events, want 2 (uploaded, deleted)", n)
+	}
+}
+
+func TestAttachmentIsolation(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	a := f.attach(ticket, "a.txt", []byte("secret"))
+	otherTicket, err := f.store.CreateTicket(f.ctx, f.other, models.CreateTicketInput{Subject: "s", Description: "d", Type: models.TicketServiceRequest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another account's ticket is not found, and so is an attachment of
+	// another ticket named under one's own.
+	_, err = f.store.TicketAttachments(f.ctx, f.other, ticket)
+	wantCode(t, err, models.CodeTicketNotFound)
+	_, _, err = f.store.AttachmentDownload(f.ctx, f.other, otherTicket.ID, a.ID)
+	wantCode(t, err, models.CodeNotFound)
+	wantCode(t, f.store.DeleteAttachment(f.ctx, f.other, otherTicket.ID, a.ID), models.CodeNotFound)
+	_, err = f.store.CompleteAttachment(f.ctx, f.other, otherTicket.ID, a.ID)
+	wantCode(t, err, models.CodeNotFound)
+}
+
+func TestAttachmentSizeMismatchFails(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket, models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
+	wantCode(t, err, models.CodeInvalidParameters) // nothing uploaded: stays pending
+	if err := f.store.ReceiveAttachment(f.ctx, tr, []byte("short")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
+	wantCode(t, err, models.CodeInvalidParameters)
+	failed, _ := f.store.TicketAttachments(f.ctx, f.owner, ticket, models.AttachmentFailed)
+	if len(failed) != 1 || f.count(&models.TicketAttachmentContent{}, "") != 0 {
+		t.Fatalf("failed: %+v", failed)
+	}
+	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, make([]byte, 10)), models.CodeConflict)
+}
+
+func TestAttachmentTransferSignature(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket, models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket, models.InitiateAttachmentInput{Filename: "b", ContentType: "text/plain", SizeBytes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := func(change func(*models.AttachmentTransfer)) *models.AttachmentTransfer {
+		c := *tr
+		change(&c)
+		return &c
+	}
+	for name, bad := range map[string]*models.AttachmentTransfer{
+		"other attachment": edited(func(c *models.AttachmentTransfer) { c.AttachmentID = other.ID }),
+		"later expiry":     edited(func(c *models.AttachmentTransfer) { c.Expires = c.Expires.Add(time.Hour) }),
+		"larger size":      edited(func(c *models.AttachmentTransfer) { c.Size = 30 }),
+		"signature":        edited(func(c *models.AttachmentTransfer) { c.Signature = "00" + c.Signature[2:] }),
+		"not hex":          edited(func(c *models.AttachmentTransfer) { c.Signature = "zz" }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			wantCode(t, f.store.VerifyTransfer(f.ctx, bad), models.CodeForbidden)
+		})
+	}
+	_, _, err = f.store.SendAttachment(f.ctx, edited(func(c *models.AttachmentTransfer) { c.Method = models.TransferDownload }))
+	wantCode(t, err, models.CodeForbidden)
+	f.clock.Advance(models.AttachmentUploadLifetime)
+	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("abc")), models.CodeForbidden)
+	_ = a
+}
+
+// A second store on the same database (another replica) verifies what the
+// first signed: the key is in the database, not in memory.
+func TestAttachmentTransferVerifiesOnAnotherReplica(t *testing.T) {
+	dsn := modelstest.DSN(t)
+	clock := modelstest.NewClock()
+	one := modelstest.OpenAt(t, dsn, models.WithClock(clock.Now))
+	two := modelstest.OpenAt(t, dsn, models.WithClock(clock.Now))
+	owner, _ := modelstest.Owner(t, one, "owner@example.com")
+	ticket := modelstest.Must[*models.Ticket](t)(one.CreateTicket(t.Context(), owner.Actor(),
+		models.CreateTicketInput{Subject: "s", Description: "d", Type: models.TicketServiceRequest}))
+	_, tr, err := one.InitiateAttachment(t.Context(), owner.Actor(), ticket.ID, models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := two.ReceiveAttachment(t.Context(), tr, []byte("x")); err != nil {
+		t.Fatalf("the other replica refused the upload: %v", err)
+	}
+}
+
+func TestInitiateAttachmentValidation(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	for _, tc := range []struct {
+		name, field string
+		in          models.InitiateAttachmentInput
+	}{
+		{"size 0", "size_bytes", models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain"}},
+		{"negative size", "size_bytes", models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: -1}},
+		{"too big", "size_bytes", models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: models.MaxAttachmentSize + 1}},
+		{"no filename", "filename", models.InitiateAttachmentInput{ContentType: "text/plain", SizeBytes: 1}},
+		{"slash", "filename", models.InitiateAttachmentInput{Filename: "../etc/passwd", ContentType: "text/plain", SizeBytes: 1}},
+		{"backslash", "filename", models.InitiateAttachmentInput{Filename: `a\b`, ContentType: "text/plain", SizeBytes: 1}},
+		{"dot dot", "filename", models.InitiateAttachmentInput{Filename: "..", ContentType: "text/plain", SizeBytes: 1}},
+		{"newline", "filename", models.InitiateAttachmentInput{Filename: "a\nb", ContentType: "text/plain", SizeBytes: 1}},
+		{"bidi override", "filename", models.InitiateAttachmentInput{Filename: "a\u202etxt.exe", ContentType: "text/plain", SizeBytes: 1}},
+		{"too long", "filename", models.InitiateAttachmentInput{Filename: string(bytes.Repeat([]byte("a"), 256)), ContentType: "text/plain", SizeBytes: 1}},
+		{"no content type", "content_type", models.InitiateAttachmentInput{Filename: "a", SizeBytes: 1}},
+		{"no subtype", "content_type", models.InitiateAttachmentInput{Filename: "a", ContentType: "text", SizeBytes: 1}},
+		{"empty subtype", "content_type", models.InitiateAttachmentInput{Filename: "a", ContentType: "text/", SizeBytes: 1}},
+		{"garbage", "content_type", models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain; ;;", SizeBytes: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket, tc.in)
+			e, ok := models.AsError(err)
+			if !ok || e.Code != models.CodeInvalidParameters || e.Fields[tc.field] == "" {
+				t.Fatalf("err = %v, want a message on %s", err, tc.field)
+			}
+		})
+	}
+	if n := f.count(&models.TicketAttachment{}, ""); n != 0 {
+		t.Errorf("refused initiates left %d rows", n)
+	}
+}
+
+func TestAttachmentToClosedTicketRefused(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	closed := models.TicketClosed
+	if _, err := f.store.UpdateTicket(f.ctx, f.support, ticket, models.UpdateTicketInput{Status: &closed}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.store.AttachFile(f.ctx, f.owner, ticket, models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain"}, []byte("x"))
+	wantCode(t, err, models.CodeInvalidParameters)
+}
+
+// Many concurrent initiates against the per-account quotas never let the
+// account pass them: the account lock makes each count the others.
+func TestAttachmentQuotaUnderConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		count int
+		bytes int64
+		size  int64
+	}{
+		{"count", 5, 1 << 20, 1},
+		{"bytes", 100, 50, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := modelstest.Config()
+			cfg.AttachmentCountQuota, cfg.AttachmentBytesQuota = tc.count, tc.bytes
+			store := modelstest.Open(t, models.WithConfig(cfg))
+			owner, _ := modelstest.Owner(t, store, "owner@example.com")
+			ticket := modelstest.Must[*models.Ticket](t)(store.CreateTicket(t.Context(), owner.Actor(),
+				models.CreateTicketInput{Subject: "s", Description: "d", Type: models.TicketServiceRequest}))
+			const clients = 24
+			var wg sync.WaitGroup
+			errs := make(chan error, clients)
+			for i := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, _, err := store.InitiateAttachment(t.Context(), owner.Actor(), ticket.ID,
+						models.InitiateAttachmentInput{Filename: fmt.Sprintf("f%d", i), ContentType: "text/plain", SizeBytes: tc.size})
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			accepted := 0
+			for err := range errs {
+				if err == nil {
+					accepted++
+				} else if models.ErrorCode(err) != models.CodeQuotaExceeded {
+					t.Errorf("unexpected: %v", err)
+				}
+			}
+			want := min(tc.count, int(tc.bytes/tc.size))
+			var rows int64
+			store.DB().Model(&models.TicketAttachment{}).Count(&rows)
+			if accepted != want || rows != int64(want) {
+				t.Fatalf("accepted %d, %d rows; want %d", accepted, rows, want)
+			}
+		})
+	}
+}
+
+func TestExpiredPendingAttachmentsArePruned(t *testing.T) {
+	cfg := modelstest.Config()
+	cfg.AttachmentCountQuota = 1
+	clock := modelstest.NewClock()
+	store := modelstest.Open(t, models.WithConfig(cfg), models.WithClock(clock.Now))
+	owner, _ := modelstest.Owner(t, store, "owner@example.com")
+	ticket := modelstest.Must[*models.Ticket](t)(store.CreateTicket(t.Context(), owner.Actor(),
+		models.CreateTicketInput{Subject: "s", Description: "d", Type: models.TicketServiceRequest}))
+	in := models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: 2}
+	_, tr, err := store.InitiateAttachment(t.Context(), owner.Actor(), ticket.ID, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.ReceiveAttachment(t.Context(), tr, []byte("ab")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = store.InitiateAttachment(t.Context(), owner.Actor(), ticket.ID, in)
+	wantCode(t, err, models.CodeQuotaExceeded)
+	if n, err := store.PruneExpiredAttachments(t.Context()); err != nil || n != 0 {
+		t.Fatalf("pruned %d before expiry: %v", n, err)
+	}
+	clock.Advance(models.AttachmentUploadLifetime)
+	// Expired, it no longer holds quota, even before it is pruned.
+	kept, _, err := store.InitiateAttachment(t.Context(), owner.Actor(), ticket.ID, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := store.PruneExpiredAttachments(t.Context()); err != nil || n != 1 {
+		t.Fatalf("pruned %d, want 1: %v", n, err)
+	}
+	var left []string
+	store.DB().Model(&models.TicketAttachment{}).Pluck("id", &left)
+	var contents int64
+	store.DB().Model(&models.TicketAttachmentContent{}).Count(&contents)
+	if len(left) != 1 || left[0] != kept.ID || contents != 0 {
+		t.Fatalf("left %v and %d contents", left, contents)
+	}
+}
