@@ -91,7 +91,7 @@ func routes(app *fiber.App, cfg Config) {
 	// Forward, after a post that showed a refusal meets that page, never a
 	// 404. First, before the :id routes that would swallow the fixed paths.
 	for _, form := range []string{"/sign-out", "/account/password", "/ssh-keys/generate",
-		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve",
+		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve", "/tickets/:id/attachments",
 		"/webhook/:id/enabled", "/webhook/:id/test",
 		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver"} {
 		app.Get(form, web.FormPage)

@@ -26,6 +26,7 @@ var auditResourceLabels = map[string]string{
 	"user":                    "Users",
 	"account":                 "Account",
 	"ticket":                  "Support tickets",
+	"ticket_attachment":       "Ticket attachments",
 	"webhook":                 "Webhook",
 	"webhook_delivery":        "Webhook deliveries",
 }

@@ -113,6 +113,8 @@ var eventSummaries = map[string]string{
 
 	"ticket created":               "Support ticket opened",
 	"ticket updated":               "Support ticket updated",
+	"ticket_attachment uploaded":   "File attached to a support ticket",
+	"ticket_attachment deleted":    "Ticket attachment deleted",
 	"webhook created":              "Webhook set up",
 	"webhook updated":              "Webhook changed",
 	"webhook enabled":              "Webhook enabled",

@@ -51,6 +51,13 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 		"/webhook": hook.ID,
 	}
 	b := e.signedIn("ada@example.com")
+	b.upload(tk.ID, "df.txt", "text/plain", []byte("100% used")).redirectsTo("/tickets/" + tk.ID)
+	var attachments []string
+	e.store.DB().Model(&models.TicketAttachment{}).Pluck("id", &attachments)
+	if len(attachments) != 1 {
+		t.Fatalf("%d attachments to walk", len(attachments))
+	}
+	params["/tickets/"+tk.ID+"/attachments"] = attachments[0]
 	walked := 0
 	for _, r := range e.app.GetRoutes(true) {
 		if r.Method != fiber.MethodPost || strings.HasPrefix(r.Path, "/api/") {
