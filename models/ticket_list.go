@@ -110,7 +110,7 @@ type TicketSummary struct {
 	CommentCount  int    // comments after the description
 	AccountEmail  string // staff only: the account owner's email
 	AssigneeEmail string // staff only: "" while unassigned
-	textBytes    int64  // of the description and every comment
+	textBytes     int64  // of the description and every comment
 }
 
 // TicketPage is one page of a listing; NextPageToken is nil on the last.
