@@ -134,6 +134,12 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/tickets/:id/close", web.RequireUser, w.ConfirmCloseTicket)
 	app.Post("/tickets/:id/close", web.RequireUser, w.CloseTicket)
 	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
+	// The support desk: assignment, internal notes, accounts.
+	app.Post("/tickets/:id/assignee", web.RequireUser, w.AssignTicket)
+	app.Post("/tickets/:id/notes", web.RequireUser, w.AddTicketNote)
+	app.Get("/accounts", web.RequireUser, w.Accounts)
+	app.Get("/accounts/:id", web.RequireUser, w.AccountForSupport)
+	app.Post("/accounts/:id", web.RequireUser, w.UpdateAccountForSupport)
 
 	app.Get("/webhook", web.RequireUser, w.Webhook)
 	app.Post("/webhook", web.RequireUser, w.SetWebhook)
