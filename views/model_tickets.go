@@ -69,7 +69,7 @@ type TicketRow struct {
 	AccountID    string
 	AccountEmail string // support lists: the account owner's email
 	Assignee     string // support lists: the assignee's email, "" for nobody
-	CommentCount int // after the description
+	CommentCount int    // after the description
 	Created      time.Time
 	Updated      time.Time
 }
