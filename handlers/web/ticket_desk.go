@@ -141,7 +141,11 @@ func (h *Handlers) desk(c *fiber.Ctx, v *views.Ticket, t *models.TicketDetail, f
 		}
 		d.AssigneeEmail = emails[d.Assignee]
 	}
-	v.Desk = d
+	owners, err := h.store.AccountOwnerEmails(c.UserContext(), a, []string{t.AccountID})
+	if err != nil {
+		return err
+	}
+	v.AccountEmail, v.Desk = owners[t.AccountID], d
 	return nil
 }
 
