@@ -92,6 +92,7 @@ func routes(app *fiber.App, cfg Config) {
 	// 404. First, before the :id routes that would swallow the fixed paths.
 	for _, form := range []string{"/sign-out", "/account/password", "/ssh-keys/generate",
 		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve", "/tickets/:id/attachments",
+		"/tickets/:id/assignee", "/tickets/:id/notes",
 		"/webhook/:id/enabled", "/webhook/:id/test",
 		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver"} {
 		app.Get(form, web.FormPage)
@@ -161,6 +162,12 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/tickets/:id/attachments/:attachment_id/download", web.RequireUser, w.DownloadAttachment)
 	app.Get("/tickets/:id/attachments/:attachment_id/delete", web.RequireUser, w.ConfirmDeleteAttachment)
 	app.Post("/tickets/:id/attachments/:attachment_id/delete", web.RequireUser, w.DeleteAttachment)
+	// The support desk: assignment, internal notes, accounts.
+	app.Post("/tickets/:id/assignee", web.RequireUser, w.AssignTicket)
+	app.Post("/tickets/:id/notes", web.RequireUser, w.AddTicketNote)
+	app.Get("/accounts", web.RequireUser, w.Accounts)
+	app.Get("/accounts/:id", web.RequireUser, w.AccountForSupport)
+	app.Post("/accounts/:id", web.RequireUser, w.UpdateAccountForSupport)
 
 	app.Get("/webhook", web.RequireUser, w.Webhooks)
 	app.Post("/webhook", web.RequireUser, w.CreateWebhook)

@@ -103,34 +103,64 @@ func (in UpdateAccountInput) Validate() error {
 // UpdateAccount applies an operator change (CLI) to the account of the
 // owner with the given email, recording an audit event.
 func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in UpdateAccountInput) (*Account, error) {
+	return s.updateAccount(ctx, actor, in, func(tx *gorm.DB) (string, error) {
+		u, err := userByEmail(tx, email)
+		if err != nil {
+			return "", err
+		}
+		if u.AccountID == nil {
+			return "", InvalidField("email", "belongs to a support user, who has no account")
+		}
+		return *u.AccountID, nil
+	})
+}
+
+// UpdateAccountByID is UpdateAccount for the account with the id, as
+// support staff change it from the dashboard. Staff only; an unknown id is
+// CodeNotFound.
+func (s *Store) UpdateAccountByID(ctx context.Context, actor Actor, id string, in UpdateAccountInput) (*Account, error) {
+	return s.updateAccount(ctx, actor, in, func(*gorm.DB) (string, error) { return id, nil })
+}
+
+// updateAccount applies in to the account find names, in one transaction
+// with its audit event. A status change replaces the credentials version,
+// so that every replica drops the account's cached API keys.
+func (s *Store) updateAccount(ctx context.Context, actor Actor, in UpdateAccountInput, find func(*gorm.DB) (string, error)) (*Account, error) {
+	if !actor.isStaff() {
+		return nil, Errorf(CodeForbidden, "Only support staff and the operator change accounts")
+	}
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
 	var out *Account
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		u, err := userByEmail(tx, email)
+		id, err := find(tx)
 		if err != nil {
 			return err
 		}
-		if u.AccountID == nil {
-			return InvalidField("email", "belongs to a support user, who has no account")
+		if !IsID(id) {
+			return NotFound("account", id)
 		}
-		a, err := lockAccount(tx, *u.AccountID)
+		a, err := lockAccount(tx, id)
 		if err != nil {
 			return err
 		}
 		changes := map[string]any{}
-		if in.Status != nil {
+		if in.Status != nil && *in.Status != a.Status {
 			a.Status, changes["status"] = *in.Status, *in.Status
 		}
-		if in.BillingAddressValid != nil {
+		if in.BillingAddressValid != nil && *in.BillingAddressValid != a.BillingAddressValid {
 			a.BillingAddressValid, changes["billing_address_valid"] = *in.BillingAddressValid, *in.BillingAddressValid
 		}
-		if in.FilesystemQuota != nil {
+		if in.FilesystemQuota != nil && *in.FilesystemQuota != a.FilesystemQuota {
 			a.FilesystemQuota, changes["filesystem_quota"] = *in.FilesystemQuota, *in.FilesystemQuota
 		}
-		if in.RulesetQuota != nil {
+		if in.RulesetQuota != nil && *in.RulesetQuota != a.RulesetQuota {
 			a.RulesetQuota, changes["ruleset_quota"] = *in.RulesetQuota, *in.RulesetQuota
+		}
+		out = a
+		if len(changes) == 0 {
+			return nil
 		}
 		a.UpdatedAt = s.Now()
 		columns := maps.Clone(changes)
@@ -140,12 +170,11 @@ func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in
 		if err := tx.Model(&Account{}).Where("id = ?", a.ID).UpdateColumns(columns).Error; err != nil {
 			return err
 		}
-		if in.Status != nil {
+		if _, ok := changes["status"]; ok {
 			if err := bumpCredentials(tx); err != nil {
 				return err
 			}
 		}
-		out = a
 		return s.audit(tx, actor, a.ID, "account", "updated", []string{lrn("account", a.ID)}, changes)
 	})
 	if err == nil {

@@ -136,7 +136,7 @@ var gormModels = []any{
 	&models.Instance{}, &models.InstanceFilesystem{}, &models.InstanceRuleset{},
 	&models.SSHKey{}, &models.CapacityLock{}, &models.AccountVersion{},
 	&models.Session{},
-	&models.Ticket{}, &models.TicketComment{}, &models.TicketAttachment{}, &models.TicketAttachmentContent{},
+	&models.Ticket{}, &models.TicketComment{}, &models.TicketActivity{}, &models.TicketAttachment{}, &models.TicketAttachmentContent{},
 	&models.WebhookEndpoint{}, &models.WebhookEvent{}, &models.WebhookDelivery{}, &models.WebhookAttempt{},
 }
 

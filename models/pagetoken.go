@@ -21,6 +21,7 @@ type cursor struct {
 	Desc    bool      `json:"d"`
 	At      time.Time `json:"t"`
 	ID      string    `json:"i"`
+	Key     string    `json:"k,omitempty"` // the sort key, in listings sorted on one before the time
 }
 
 // signCursor turns c into an opaque page token: the position and an HMAC
@@ -80,6 +81,26 @@ func (c cursor) after(q *gorm.DB, column, idColumn string) *gorm.DB {
 		op = "<"
 	}
 	return q.Where(fmt.Sprintf("(%[1]s %[2]s ? OR (%[1]s = ? AND %[3]s %[2]s ?))", column, op, idColumn), c.At, c.At, c.ID)
+}
+
+// afterKey is after for a listing sorted on a key expression, then a
+// time column, then the id, all in one direction.
+func (c cursor) afterKey(q *gorm.DB, key, column, idColumn string) *gorm.DB {
+	op := ">"
+	if c.Desc {
+		op = "<"
+	}
+	return q.Where(fmt.Sprintf("(%[1]s %[2]s ? OR (%[1]s = ? AND (%[3]s %[2]s ? OR (%[3]s = ? AND %[4]s %[2]s ?))))",
+		key, op, column, idColumn), c.Key, c.Key, c.At, c.At, c.ID)
+}
+
+// keyOrder is the ORDER BY clause of a listing sorted as afterKey pages it.
+func keyOrder(key, column, idColumn string, desc bool) string {
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
+	}
+	return key + dir + ", " + column + dir + ", " + idColumn + dir
 }
 
 // order is the ORDER BY clause for a listing sorted on column then id.

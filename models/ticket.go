@@ -117,6 +117,7 @@ type Ticket struct {
 	CreatedAt       time.Time  `gorm:"not null;autoCreateTime:false;index:idx_tickets_account_created,priority:2;index:idx_tickets_created"`
 	UpdatedAt       time.Time  `gorm:"not null;autoUpdateTime:false;index:idx_tickets_account_updated,priority:2;index:idx_tickets_updated"`
 	ResolvedAt      *time.Time // when it last became solved; nil while open
+	AssigneeUserID  *string    `gorm:"size:32;index:idx_tickets_assignee"` // the support user working it
 }
 
 // TicketComment is one message on a ticket. The description is the first.

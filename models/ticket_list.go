@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // TicketPageSize is how many tickets a page holds at most.
@@ -31,7 +32,9 @@ type TicketFilter struct {
 	Types       []string
 	Severities  []string
 	AccountID   string // staff only: one account's tickets; owners always get their own
-	OrderBy     string // created_at (default) or updated_at
+	Assignee    string // staff only: a support user's id, TicketUnassigned or TicketMine
+	MinAge      time.Duration
+	OrderBy     string // created_at (default), updated_at, or for staff severity, status or assignee
 	Direction   string // desc (default, newest first) or asc
 	PageToken   string
 	Limit       int // 0 or more than TicketPageSize means TicketPageSize
@@ -63,7 +66,15 @@ func (f *TicketFilter) Validate() error {
 		f.OrderBy = "created_at"
 	case "created_at", "updated_at":
 	default:
-		fe.Add("order_by", fmt.Sprintf("must be created_at or updated_at, not %q", f.OrderBy))
+		if _, ok := queueOrders[f.OrderBy]; !ok {
+			fe.Add("order_by", fmt.Sprintf("must be created_at or updated_at, not %q", f.OrderBy))
+		}
+	}
+	if f.Assignee != "" && f.Assignee != TicketUnassigned && f.Assignee != TicketMine && !IsID(f.Assignee) {
+		fe.Add("assignee", "must be a support user's id, unassigned or mine")
+	}
+	if f.MinAge < 0 {
+		fe.Add("min_age", "must not be negative")
 	}
 	switch f.Direction {
 	case "":
@@ -95,9 +106,11 @@ func (f *TicketFilter) statuses() ([]string, bool) {
 // and how many comments it has, without the comments' text.
 type TicketSummary struct {
 	Ticket
-	Requester    string // author of the description
-	CommentCount int    // comments after the description
-	textBytes    int64  // of the description and every comment
+	Requester     string // author of the description
+	CommentCount  int    // comments after the description
+	AccountEmail  string // staff only: the account owner's email
+	AssigneeEmail string // staff only: "" while unassigned
+	textBytes     int64  // of the description and every comment
 }
 
 // TicketPage is one page of a listing; NextPageToken is nil on the last.
@@ -156,6 +169,9 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	if err := f.Validate(); err != nil {
 		return nil, nil, err
 	}
+	if err := f.checkStaffOnly(actor); err != nil {
+		return nil, nil, err
+	}
 	desc := f.Direction == "desc"
 	q := s.read(ctx).Model(&Ticket{})
 	if !text {
@@ -173,20 +189,35 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	if len(f.Severities) > 0 {
 		q = q.Where("severity IN ?", f.Severities)
 	}
+	q = f.queueFilters(q, actor, s.Now())
+	key, keyed := queueOrders[f.OrderBy]
 	if f.PageToken != "" {
 		c, err := s.openCursor(ctx, ticketPageSecret, f.PageToken, f.OrderBy, desc)
 		if err != nil {
 			return nil, nil, err
 		}
-		q = c.after(q, f.OrderBy, "id")
+		if keyed {
+			q = c.afterKey(q, key.sql, "created_at", "id")
+		} else {
+			q = c.after(q, f.OrderBy, "id")
+		}
+	}
+	orderBy := order(f.OrderBy, "id", desc)
+	if keyed {
+		orderBy = keyOrder(key.sql, "created_at", "id", desc)
 	}
 	var tickets []Ticket
-	if err := q.Order(order(f.OrderBy, "id", desc)).Limit(f.Limit + 1).Find(&tickets).Error; err != nil {
+	if err := q.Order(orderBy).Limit(f.Limit + 1).Find(&tickets).Error; err != nil {
 		return nil, nil, err
 	}
 	summaries, err := s.summarize(ctx, tickets)
 	if err != nil {
 		return nil, nil, err
+	}
+	if actor.isStaff() {
+		if err := s.addQueueNames(ctx, summaries); err != nil {
+			return nil, nil, err
+		}
 	}
 	keep := min(len(summaries), f.Limit)
 	if text {
@@ -201,7 +232,11 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	if f.OrderBy == "updated_at" {
 		at = last.UpdatedAt
 	}
-	token, err := s.signCursor(ctx, ticketPageSecret, cursor{OrderBy: f.OrderBy, Desc: desc, At: at, ID: last.ID})
+	c := cursor{OrderBy: f.OrderBy, Desc: desc, At: at, ID: last.ID}
+	if keyed {
+		c.At, c.Key = last.CreatedAt, key.of(last)
+	}
+	token, err := s.signCursor(ctx, ticketPageSecret, c)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -132,6 +132,9 @@ func (s *Store) applyTicketChange(tx *gorm.DB, actor Actor, t *Ticket, in Update
 			return nil, err
 		}
 		changes["status"] = map[string]string{"from": t.Status, "to": *in.Status}
+		if _, err := s.recordActivity(tx, actor, t.ID, ActivityStatus, &t.Status, in.Status, nil); err != nil {
+			return nil, err
+		}
 		switch {
 		case *in.Status == TicketSolved:
 			t.ResolvedAt = &now

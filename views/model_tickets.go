@@ -46,6 +46,7 @@ type TicketList struct {
 	Status   string // the filters as given
 	Severity string
 	Account  string
+	Queue    Queue    // support staff's further filters and order
 	Form     Form     // problems with the filters
 	Statuses []Option // the status filter's choices
 	NextHref string   // "" on the last page
@@ -53,7 +54,9 @@ type TicketList struct {
 }
 
 // Filtered reports whether any filter is set.
-func (v TicketList) Filtered() bool { return v.Status != "" || v.Severity != "" || v.Account != "" }
+func (v TicketList) Filtered() bool {
+	return v.Status != "" || v.Severity != "" || v.Account != "" || v.Queue.Filtered()
+}
 
 // TicketRow is one ticket of a list.
 type TicketRow struct {
@@ -64,7 +67,9 @@ type TicketRow struct {
 	Severity     string // "" without one
 	Requester    string // the email of who opened it
 	AccountID    string
-	CommentCount int // after the description
+	AccountEmail string // support lists: the account owner's email
+	Assignee     string // support lists: the assignee's email, "" for nobody
+	CommentCount int    // after the description
 	Created      time.Time
 	Updated      time.Time
 }
@@ -83,7 +88,8 @@ type Ticket struct {
 	InstanceID  string
 	InstanceIP  string
 	Resolved    *time.Time
-	Comments    []Comment
+	Thread      []ThreadItem // comments and activities, oldest first
+	Desk        *Desk        // support staff only
 	Support     bool
 	Moves       []string // the statuses support staff may move it to
 	CanSolve    bool     // the owner may mark it solved

@@ -119,6 +119,7 @@ type Delivery struct {
 	LastError      string
 	TicketID       string
 	AccountID      string
+	AccountEmail   string // support views: the account owner's email
 	URL            string
 	Created        time.Time
 	Completed      *time.Time

@@ -4,6 +4,7 @@
 package tickets
 
 import (
+	"cloudplane/models/modelstest"
 	"cloudplane/testserver"
 	"context"
 	"fmt"
@@ -32,7 +33,17 @@ type plane struct {
 // reach this machine over plain http.
 func startPlane(t *testing.T) *plane {
 	t.Helper()
-	p := &plane{t: t, env: []string{"CLOUDPLANE_DATABASE=" + filepath.Join(t.TempDir(), "cloudplane.db")}}
+	db := filepath.Join(t.TempDir(), "cloudplane.db")
+	// Like the other suites, run on PostgreSQL when it is asked for.
+	if base := strings.TrimSpace(os.Getenv(modelstest.PostgresEnv)); base != "" {
+		dsn, drop, err := modelstest.CreatePostgresDB(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = drop() }) // after the server has stopped: cleanups run last first
+		db = dsn
+	}
+	p := &plane{t: t, env: []string{"CLOUDPLANE_DATABASE=" + db}}
 	p.url = testserver.Start(t, p.env, "--webhook-allow-private", "--rate-limit", "off").URL
 	return p
 }

@@ -123,6 +123,9 @@ func (h *Handlers) deliveryRows(c *fiber.Ctx, v *views.Deliveries, f *models.Del
 			v.PollEvery = sooner(v.PollEvery, pollEvery(d.NextAttemptAt, now))
 		}
 	}
+	if err := h.nameAccounts(c, v.Rows); err != nil {
+		return 0, err
+	}
 	if f.PageToken != "" {
 		q.Set("page_token", f.PageToken)
 		v.Self = "/webhook-deliveries?" + q.Encode()
@@ -198,6 +201,11 @@ func (h *Handlers) deliveryPage(c *fiber.Ctx, status int, id, message string) er
 	if d.Status == models.DeliveryPending {
 		v.PollEvery = pollEvery(d.NextAttemptAt, h.store.Now())
 	}
+	rows := []views.Delivery{v.Delivery}
+	if err := h.nameAccounts(c, rows); err != nil {
+		return err
+	}
+	v.Delivery = rows[0]
 	for i := len(d.AttemptLog) - 1; i >= 0; i-- {
 		v.AttemptLog = append(v.AttemptLog, attemptView(d.AttemptLog[i]))
 	}

@@ -47,7 +47,7 @@ func (h *Handlers) UploadAttachment(c *fiber.Ctx) error {
 			return err
 		}
 		showAt(c, "/tickets/"+id)
-		return h.renderTicket(c, status, id, views.Ticket{AttachForm: form})
+		return h.ticketPage(c, status, id, ticketForms{attach: form})
 	}
 	if err := h.flash(c, "File “"+in.Filename+"” attached."); err != nil {
 		return err

@@ -20,7 +20,7 @@ const unresolved = "unresolved"
 // email). A filter the domain refuses is shown beside its field (422).
 func (h *Handlers) Tickets(c *fiber.Ctx) error {
 	a := actor(c)
-	q := filterValues(c, "status", "severity", "account")
+	q := filterValues(c, "status", "severity", "account", "assignee", "age", "sort")
 	v := views.TicketList{Support: a.IsSupport(), Statuses: ticketStatusOptions,
 		Status: q["status"], Severity: q["severity"], Account: q["account"]}
 	if !v.Support {
@@ -30,6 +30,11 @@ func (h *Handlers) Tickets(c *fiber.Ctx) error {
 		Statuses: statusFilter(v.Status)}
 	if v.Severity != "" {
 		f.Severities = []string{v.Severity}
+	}
+	if v.Support {
+		if err := h.queueFilter(c, &v, &f, q); err != nil {
+			return err
+		}
 	}
 	status, err := h.ticketRows(c, &v, f)
 	if err != nil {
@@ -53,6 +58,9 @@ func (h *Handlers) ticketRows(c *fiber.Ctx, v *views.TicketList, f models.Ticket
 		}
 		f.AccountID = id
 	}
+	if len(v.Form.Errors) > 0 {
+		return fiber.StatusUnprocessableEntity, nil
+	}
 	page, err := h.store.Tickets(c.UserContext(), a, f)
 	if err != nil {
 		return formError(err, &v.Form)
@@ -62,7 +70,8 @@ func (h *Handlers) ticketRows(c *fiber.Ctx, v *views.TicketList, f models.Ticket
 	}
 	v.Paged = f.PageToken != ""
 	if page.NextPageToken != nil {
-		q := filterQuery(map[string]string{"status": v.Status, "severity": v.Severity, "account": v.Account})
+		q := filterQuery(map[string]string{"status": v.Status, "severity": v.Severity, "account": v.Account,
+			"assignee": v.Queue.Assignee, "age": v.Queue.Age, "sort": v.Queue.Sort})
 		q.Set("page_token", *page.NextPageToken)
 		v.NextHref = "/tickets?" + q.Encode()
 	}
@@ -90,7 +99,7 @@ func statusFilter(status string) []string {
 func ticketRow(t models.TicketSummary) views.TicketRow {
 	r := views.TicketRow{ID: t.ID, Subject: t.Subject, Status: t.Status, Type: t.RequestType,
 		AccountID: t.AccountID, Created: t.CreatedAt, Updated: t.UpdatedAt,
-		Requester: t.Requester, CommentCount: t.CommentCount}
+		Requester: t.Requester, CommentCount: t.CommentCount, AccountEmail: t.AccountEmail, Assignee: t.AssigneeEmail}
 	if t.Severity != nil {
 		r.Severity = *t.Severity
 	}
@@ -147,21 +156,25 @@ func (h *Handlers) CreateTicket(c *fiber.Ctx) error {
 // Ticket shows a ticket with its conversation: an owner's own, or any to
 // support staff. Another account's ticket is not found.
 func (h *Handlers) Ticket(c *fiber.Ctx) error {
-	return h.ticketPage(c, fiber.StatusOK, strings.Clone(c.Params("id")), views.Form{}, "")
+	return h.ticketPage(c, fiber.StatusOK, strings.Clone(c.Params("id")), ticketForms{})
 }
 
-func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, comment views.Form, moveError string) error {
-	return h.renderTicket(c, status, id, views.Ticket{CommentForm: comment, MoveError: moveError})
+// ticketForms are a ticket page's forms as a refused post leaves them.
+type ticketForms struct {
+	comment, note, attach views.Form
+	moveError             string
+	assignError           string
 }
 
-// renderTicket shows the ticket with the forms' state that v carries.
-func (h *Handlers) renderTicket(c *fiber.Ctx, status int, id string, v views.Ticket) error {
+func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, forms ticketForms) error {
 	a := actor(c)
 	t, err := h.store.Ticket(c.UserContext(), a, id)
 	if err != nil {
 		return err
 	}
-	v.TicketRow, v.Source, v.Resolved, v.Support, v.CSRF = ticketRow(t.Summary()), t.Source, t.ResolvedAt, a.IsSupport(), csrfToken(c)
+	v := views.Ticket{TicketRow: ticketRow(t.Summary()), Source: t.Source, Resolved: t.ResolvedAt, Support: a.IsSupport(),
+		CommentForm: forms.comment, MoveError: forms.moveError, CSRF: csrfToken(c)}
+	v.AttachForm = forms.attach
 	if v.Attachments, err = h.attachments(c, t.ID); err != nil {
 		return err
 	}
@@ -173,23 +186,15 @@ func (h *Handlers) renderTicket(c *fiber.Ctx, status int, id string, v views.Tic
 		v.CanSolve = slices.Contains(moves, models.TicketSolved)
 	}
 	showAt(c, "/tickets/"+t.ID)
-	for _, cm := range t.Comments {
-		v.Comments = append(v.Comments, views.Comment{Seq: cm.Seq, Author: commentAuthor(cm, a), Staff: cm.Author == "support",
-			Body: cm.Body, Time: cm.CreatedAt})
+	if err := h.thread(c, &v, t); err != nil {
+		return err
+	}
+	if v.Support {
+		if err := h.desk(c, &v, t, forms); err != nil {
+			return err
+		}
 	}
 	return h.page(c, status, t.Subject, views.NavTickets, views.TicketPage(v))
-}
-
-// commentAuthor names a comment's author from the viewer's side. The
-// domain names staff "support", never by email.
-func commentAuthor(cm models.TicketComment, viewer models.Actor) string {
-	switch {
-	case cm.Author == "support":
-		return "Support"
-	case cm.AuthorUserID != nil && *cm.AuthorUserID == viewer.UserID:
-		return "You"
-	}
-	return cm.Author
 }
 
 // CommentOnTicket adds a comment and returns to the ticket; an empty or
@@ -204,7 +209,7 @@ func (h *Handlers) CommentOnTicket(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		return h.ticketPage(c, status, id, form, "")
+		return h.ticketPage(c, status, id, ticketForms{comment: form})
 	}
 	if err := h.flash(c, "Comment added."); err != nil {
 		return err
@@ -258,7 +263,7 @@ func (h *Handlers) changeStatus(c *fiber.Ctx, to string) error {
 		if err != nil {
 			return err
 		}
-		return h.ticketPage(c, status, id, views.Form{}, msg)
+		return h.ticketPage(c, status, id, ticketForms{moveError: msg})
 	}
 	msg := "Ticket moved to " + views.TicketStatusLabel(to) + "."
 	if to == models.TicketSolved && !actor(c).IsSupport() {
