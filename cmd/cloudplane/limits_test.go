@@ -169,11 +169,11 @@ func waitForStuckWrite(t *testing.T, s *testserver.Server) {
 		if err == nil {
 			var vars struct {
 				Database       struct{ InUse int }
-				DatabaseWriter *struct{ InUse int } `json:"database_writer"`
+				DatabaseWriter *struct{ Pool struct{ InUse int } } `json:"database_writer"`
 			}
 			err = json.NewDecoder(res.Body).Decode(&vars)
 			_ = res.Body.Close()
-			if err == nil && (vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.InUse > 0) {
+			if err == nil && (vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.Pool.InUse > 0) {
 				return
 			}
 		}

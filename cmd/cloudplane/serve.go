@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -158,7 +157,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 			_ = ln.Close()
 			return fmt.Errorf("--debug-addr: %w", err)
 		}
-		defer serveDebug(dln, sqlDB, func() (sql.DBStats, bool) { return models.WriterStats(db) }, log).Close()
+		defer serveDebug(dln, sqlDB, func() (models.WriterStatistics, bool) { return models.WriterStats(db) }, log).Close()
 	}
 	stopMetrics, err := startMetrics(f.observe, meters, log)
 	if err != nil {
