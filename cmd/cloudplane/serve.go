@@ -141,11 +141,12 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
 		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
 		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx,
-		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout, MaxConnsPerIP: f.limits.maxConnsPerIP})
+		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout})
 	ln, err := listen(f.addr, maxConns, log)
 	if err != nil {
 		return err
 	}
+	ln = handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP)
 	if f.debugAddr != "" {
 		sqlDB, err := db.DB()
 		if err != nil {
