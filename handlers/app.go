@@ -52,9 +52,6 @@ type Config struct {
 	// body; IdleTimeout, how long a kept-alive connection may wait for its
 	// next request. Zero means the defaults below.
 	ReadTimeout, IdleTimeout time.Duration
-	// MaxConnsPerIP caps the connections one IPv4 address may hold open;
-	// more are answered 429 and closed (0: no cap).
-	MaxConnsPerIP int
 
 	// extraAPIRoutes lets this package's tests mount routes (one that
 	// panics) under /api/v1 before the catch-all.
@@ -95,6 +92,7 @@ func New(cfg Config) *fiber.App {
 		EnableIPValidation:      true,
 	})
 	app.Use(observe.Middleware(observe.Config{Log: cfg.Log, Metrics: cfg.Metrics, TrustProxies: len(cfg.TrustedProxies) > 0}))
+	app.Use(refuseOverCap) // connections past LimitPerAddress's cap
 	app.Use(recover.New(recover.Config{
 		EnableStackTrace: true,
 		StackTraceHandler: func(c *fiber.Ctx, e any) {
@@ -102,8 +100,6 @@ func New(cfg Config) *fiber.App {
 		},
 	}))
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
-	// fiber.Config has no such field; the fasthttp server does.
-	app.Server().MaxConnsPerIP = cfg.MaxConnsPerIP
 	app.Server().HeaderReceived = uploadLimits(cfg.ReadTimeout)
 	routes(app, cfg)
 	guardServer(app, cfg.Log)

@@ -45,3 +45,11 @@ func (s *Store) LockAccountAndWait(ctx context.Context, accountID string, held c
 
 // Write is the store's write, for tests of its plumbing.
 func (s *Store) Write(ctx context.Context, fn func(tx *gorm.DB) error) error { return s.write(ctx, fn) }
+
+// SetWriteBatchWork sets how long one SQLite batch may run changes, so
+// that a test can have every queued change committed in one batch.
+func (s *Store) SetWriteBatchWork(d time.Duration) {
+	if s.writer != nil {
+		s.writer.budget.Store(int64(d))
+	}
+}

@@ -3,12 +3,10 @@ package models
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
-	"golang.org/x/sync/semaphore"
 	"gorm.io/gorm"
 )
 
@@ -19,29 +17,40 @@ import (
 // at 64 clients, 409s once a wait outlasted busy_timeout). Here they wait
 // in Go instead, in arrival order, each until its own context ends.
 //
-// The gate is golang.org/x/sync/semaphore, which is FIFO and takes a
-// context; database/sql hands a freed connection to a random waiter, so a
-// one-connection pool alone would not be fair.
-//
-// The holder of the gate owns the connection: it runs BEGIN IMMEDIATE and
-// COMMIT as plain statements, so the transaction's statements are the
-// pool's prepared statements (GORM's cache, on this pool only), prepared
-// once for the life of the connection. A database/sql transaction would
-// prepare them anew in every transaction. GORM's cache lock is safe here
-// because only the gate's holder ever takes it, on an idle connection.
+// One goroutine owns the connection and commits the queued changes in
+// batches (writer_batch.go): a commit, not the change, is what costs, so
+// many changes share one. It runs BEGIN IMMEDIATE and COMMIT as plain
+// statements, so the transaction's statements are the pool's prepared
+// statements (GORM's cache, on this pool only), prepared once for the life
+// of the connection; a database/sql transaction would prepare them anew in
+// every transaction. GORM's cache lock is safe here because only that
+// goroutine ever takes it, on an idle connection.
 type sqliteWriter struct {
-	gate  *semaphore.Weighted
 	db    *gorm.DB
 	sql   *sql.DB
 	stmts *gorm.PreparedStmtDB
-	// commits counts commits (under the gate) to kick the checkpointer.
-	commits int
+
+	mu    sync.Mutex
+	queue []*queuedWrite // in arrival order, with abandoned ones
+	// waiting counts the queue's changes not abandoned.
+	waiting int
+	closed  bool
+	// arrived wakes the writer goroutine when the queue was empty.
+	arrived chan struct{}
+	figures writerFigures
+	// budget is the time a batch may run changes (batchWork).
+	budget atomic.Int64
+	// uncheckpointed counts changes committed (by the writer goroutine)
+	// since it last kicked the checkpointer.
+	uncheckpointed int
+
 	kick    chan struct{}
 	done    chan struct{}
+	stopped chan struct{}
 	closing sync.Once
 }
 
-// checkpointEvery is how many commits the writer makes between WAL
+// checkpointEvery is how many changes the writer commits between WAL
 // checkpoints. SQLite checkpoints in the committing connection by default
 // (every 1,000 pages), copying pages back and syncing the file while every
 // queued writer waits: half the write path's CPU time was in COMMIT. A
@@ -71,9 +80,11 @@ func newSQLiteWriter(db *gorm.DB, dsn string) (*sqliteWriter, error) {
 	w := db.Session(&gorm.Session{NewDB: true, Context: context.Background()})
 	w.Statement.ConnPool = stmts
 	w.Config.ConnPool = stmts
-	sw := &sqliteWriter{gate: semaphore.NewWeighted(1), db: w, sql: sqlDB, stmts: stmts,
-		kick: make(chan struct{}, 1), done: make(chan struct{})}
+	sw := &sqliteWriter{db: w, sql: sqlDB, stmts: stmts, arrived: make(chan struct{}, 1),
+		kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
+	sw.budget.Store(int64(batchWork))
 	go sw.checkpoint(readers)
+	go sw.serve()
 	return sw, nil
 }
 
@@ -103,78 +114,48 @@ func writerOf(db *gorm.DB) *sqliteWriter {
 	return w
 }
 
-// run waits for its turn (or for ctx to end, returning ctx's error), then
-// runs fn in one transaction on the write connection.
-func (w *sqliteWriter) run(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	if err := w.gate.Acquire(ctx, 1); err != nil {
-		return err
-	}
-	defer w.gate.Release(1)
-	tx := w.db.WithContext(ctx)
-	committed := false
-	defer func() { // also when fn panics
-		if !committed {
-			w.rollback()
-		}
-	}()
-	// An interrupted BEGIN may have begun all the same: rollback sees to it.
-	if err := tx.Exec("BEGIN IMMEDIATE").Error; err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		return err
-	}
-	// A commit, once asked for, is not interrupted: its caller would not
-	// know whether the change was made.
-	if err := w.db.WithContext(context.WithoutCancel(ctx)).Exec("COMMIT").Error; err != nil {
-		return err
-	}
-	committed = true
-	if w.commits++; w.commits%checkpointEvery == 0 {
-		select {
-		case w.kick <- struct{}{}:
-		default: // one is already due
-		}
-	}
-	return nil
-}
-
-// rollback ends a failed transaction, even when its context has ended.
-// SQLite may have rolled back already (an error can end a transaction);
-// should the connection still be inside one after ROLLBACK, it is
-// discarded, so that the next writer never starts inside it.
-func (w *sqliteWriter) rollback() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = w.db.WithContext(ctx).Exec("ROLLBACK").Error
-	conn, err := w.sql.Conn(ctx)
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	_ = conn.Raw(func(dc any) error {
-		if c, ok := dc.(*sqlite3.SQLiteConn); ok && !c.AutoCommit() {
-			return driver.ErrBadConn
-		}
-		return nil
-	})
-}
-
-// close may be called more than once, as Store.Close may.
+// close fails the writes still queued, waits for the batch under way to
+// end, and closes the connection. It may be called more than once, as
+// Store.Close may.
 func (w *sqliteWriter) close() error {
 	w.closing.Do(func() {
+		w.mu.Lock()
+		w.closed = true
+		w.mu.Unlock()
 		close(w.done)
+		<-w.stopped
 		w.stmts.Close()
 	})
 	return w.sql.Close()
 }
 
-// WriterStats reports the pool statistics of db's SQLite write
-// connection; ok is false when db has none (PostgreSQL).
-func WriterStats(db *gorm.DB) (stats sql.DBStats, ok bool) {
+// WriterStatistics describes db's SQLite write connection: its pool, and
+// how the queued changes were committed. Changes / Commits is the mean
+// batch; a mean near 1 under load means commits are not shared.
+type WriterStatistics struct {
+	Pool sql.DBStats
+	// Queued is how many changes wait for the writer now.
+	Queued int
+	// Commits counts transactions committed, Changes the changes they
+	// held, LargestBatch the most in one.
+	Commits, Changes, LargestBatch int64
+	// Failed counts changes that returned an error or were rolled back
+	// with a failed COMMIT; Dropped those whose context ended before they
+	// ran.
+	Failed, Dropped int64
+}
+
+// WriterStats reports the statistics of db's SQLite write connection; ok
+// is false when db has none (PostgreSQL).
+func WriterStats(db *gorm.DB) (stats WriterStatistics, ok bool) {
 	w := writerOf(db)
 	if w == nil {
-		return sql.DBStats{}, false
+		return WriterStatistics{}, false
 	}
-	return w.sql.Stats(), true
+	w.mu.Lock()
+	queued := w.waiting
+	w.mu.Unlock()
+	stats = w.figures.read()
+	stats.Pool, stats.Queued = w.sql.Stats(), queued
+	return stats, true
 }

@@ -19,10 +19,11 @@ import (
 	"cloudplane/testserver"
 )
 
-// One address opening 2,000 connections, idle or sending half its
-// headers, gets the per-address cap and no more; a client from another
-// address is still served, and the connections kept are cut off at the
-// read timeout.
+// One address opening 2,000 connections, half sending a request, half
+// half their headers, gets the per-address cap and no more: past it, a
+// request is answered 429 and a slow one is cut off; a client from another
+// address is still served, and the slow connections within the cap are
+// cut off at the read timeout.
 func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens thousands of connections")
@@ -45,6 +46,8 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 		}
 		if i%2 == 1 { // slowloris: a request line and never the end of the headers
 			_, _ = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+		} else {
+			_, _ = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 		}
 		conns = append(conns, c)
 	}
@@ -61,9 +64,9 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 		t.Fatalf("a client from another address: %d", res.StatusCode)
 	}
 
-	// Connections past the cap are answered 429 and closed; those within
-	// it are closed at the read timeout, which also bounds the wait for a
-	// connection's first request.
+	// Requests past the cap are answered 429, those within it served; slow
+	// connections are closed, within the cap at the read timeout, past it
+	// sooner.
 	var read sync.WaitGroup
 	var mu sync.Mutex
 	counts := map[string]int{}
@@ -78,6 +81,8 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 			switch {
 			case strings.Contains(line, " 429 "):
 				kind = "refused"
+			case strings.Contains(line, " 200 "):
+				kind = "served"
 			case err != nil && !isTimeout(err):
 				kind = "closed"
 			case strings.Contains(line, " 408 "):
@@ -89,11 +94,14 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 		}()
 	}
 	read.Wait()
-	if counts["refused"] != total-perIP {
-		t.Fatalf("%d of %d connections refused, want %d: %v", counts["refused"], total, total-perIP, counts)
+	// The first perIP are served; a slot that a closed connection frees
+	// (with more than --max-connections open, some wait to be accepted)
+	// serves a later one.
+	if counts["served"] < perIP/2 || counts["refused"] < perIP || counts["served"]+counts["refused"] != total/2 {
+		t.Fatalf("%v; want at least %d served, the rest of %d refused", counts, perIP/2, total/2)
 	}
-	if counts["closed"] != perIP {
-		t.Fatalf("idle and slow connections outlived the read timeout: %v", counts)
+	if counts["closed"] != total/2 {
+		t.Fatalf("slow connections outlived the read timeout: %v", counts)
 	}
 }
 
@@ -169,11 +177,11 @@ func waitForStuckWrite(t *testing.T, s *testserver.Server) {
 		if err == nil {
 			var vars struct {
 				Database       struct{ InUse int }
-				DatabaseWriter *struct{ InUse int } `json:"database_writer"`
+				DatabaseWriter *struct{ Pool struct{ InUse int } } `json:"database_writer"`
 			}
 			err = json.NewDecoder(res.Body).Decode(&vars)
 			_ = res.Body.Close()
-			if err == nil && (vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.InUse > 0) {
+			if err == nil && (vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.Pool.InUse > 0) {
 				return
 			}
 		}

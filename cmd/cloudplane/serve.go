@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -143,11 +142,12 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
 		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
 		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx,
-		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout, MaxConnsPerIP: f.limits.maxConnsPerIP})
+		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout})
 	ln, err := listen(f.addr, maxConns, log)
 	if err != nil {
 		return err
 	}
+	ln = handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP)
 	if f.debugAddr != "" {
 		sqlDB, err := db.DB()
 		if err != nil {
@@ -159,7 +159,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 			_ = ln.Close()
 			return fmt.Errorf("--debug-addr: %w", err)
 		}
-		defer serveDebug(dln, sqlDB, func() (sql.DBStats, bool) { return models.WriterStats(db) }, log).Close()
+		defer serveDebug(dln, sqlDB, func() (models.WriterStatistics, bool) { return models.WriterStats(db) }, log).Close()
 	}
 	stopMetrics, err := startMetrics(f.observe, meters, log)
 	if err != nil {

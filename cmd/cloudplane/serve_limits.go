@@ -23,7 +23,7 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.readTimeout, "read-timeout", handlers.DefaultReadTimeout, "time a client has to send a request's header and body")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", handlers.DefaultIdleTimeout, "time a kept-alive connection may wait for its next request")
 	fs.IntVar(&f.maxConns, "max-connections", 10000, "connections open at once; more wait to be accepted (lowered to fit the file descriptor limit)")
-	fs.IntVar(&f.maxConnsPerIP, "max-connections-per-ip", 256, "connections one IPv4 address may hold open; more are refused (0: no cap)")
+	fs.IntVar(&f.maxConnsPerIP, "max-connections-per-ip", 256, "connections one client address (IPv4 or IPv6) may hold open; more are answered 429 and closed (0: no cap)")
 }
 
 func (f *limitFlags) validate() error {
