@@ -30,6 +30,10 @@ type APIKey struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	// Scope is ScopeFull or ScopeReadOnly (GET and HEAD only).
+	Scope string `gorm:"size:16;not null;default:'full'"`
+	// ExpiresAt, when set, is when the key stops working, as if revoked.
+	ExpiresAt *time.Time
 }
 
 // CreateAPIKeyInput names a new key.

@@ -249,6 +249,10 @@ type RulesEditor struct {
 	Rows    []RuleRow
 	Error   string // a problem with the list as a whole
 	Empty   string // what having no rules means here
+	// Version is the version of the saved rules the rows were loaded
+	// from, sent back with the form so a save cannot overwrite a newer
+	// one unseen; "" for a list not saved yet.
+	Version string
 }
 
 // Invalid reports whether the list or any row has a problem.
