@@ -184,8 +184,14 @@ type APIKey struct {
 	ID       string
 	Name     string
 	Prefix   string
+	ReadOnly bool
 	Created  time.Time
 	LastUsed *time.Time
+	Expires  *time.Time
+	// Warning says why the key wants attention (it expires soon, has
+	// expired, or has not been used for long), or is "".
+	Warning string
+	Expired bool
 }
 
 // CreatedKey is a key just generated, with the secret shown this once.
