@@ -72,7 +72,7 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	// The list says the key was used (recorded off the request path, so
 	// it may take a moment), and the secret is not shown again.
 	b.reloadUntil("the key's last use is shown",
-		`(row => !!row && !/Never/.test(document.querySelector(row).innerText))(rowWith("e2e laptop"))`)
+		`(row => !!row && !/Never/.test(document.querySelector(row).querySelector('[data-label="Last used"]').innerText))(rowWith("e2e laptop"))`)
 	if b.has("", "#new-key-secret", "") {
 		b.fail("the secret is shown again after a reload")
 	}

@@ -18,7 +18,9 @@ func routes(app *fiber.App, cfg Config) {
 
 	a := api.New(cfg.Store)
 	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
-	v1 := app.Group("/api/v1", guard.Authenticate)
+	// A claim outlasts any request, which ends at its timeout.
+	idempotency := api.NewIdempotency(cfg.Store, 2*cfg.RequestTimeout, cfg.Log)
+	v1 := app.Group("/api/v1", guard.Authenticate, idempotency.Handle)
 
 	v1.Get("/regions", a.Regions)
 	v1.Get("/audit-events", a.AuditEvents)

@@ -30,6 +30,10 @@ type Account struct {
 	GlobalRules         []FirewallRule `gorm:"serializer:json;not null"`
 	CreatedAt           time.Time      `gorm:"not null"`
 	UpdatedAt           time.Time      `gorm:"not null"`
+	// The versions of the two rule lists, behind their ETags: each write
+	// of a list adds one.
+	InboundRulesVersion int64 `gorm:"not null;default:1"`
+	GlobalRulesVersion  int64 `gorm:"not null;default:1"`
 }
 
 // Active reports whether the account may use the API.

@@ -16,6 +16,7 @@ type Actor struct {
 	AccountID string // empty for support staff and the operator
 	APIKeyID  string // set when the request came with an API key
 	SessionID string // set when the request came from a dashboard session
+	ReadOnly  bool   // the API key may only read (GET and HEAD)
 	Operator  bool   // the CLI, acting with the machine's authority
 }
 

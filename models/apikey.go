@@ -7,6 +7,8 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,21 +32,81 @@ type APIKey struct {
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	// Scope is ScopeFull or ScopeReadOnly (GET and HEAD only).
+	Scope string `gorm:"size:16;not null;default:'full'"`
+	// ExpiresAt, when set, is when the key stops working, as if revoked.
+	ExpiresAt *time.Time
 }
 
-// CreateAPIKeyInput names a new key.
+// Scopes of API keys.
+const (
+	ScopeFull     = "full"
+	ScopeReadOnly = "read_only"
+)
+
+// CreateAPIKeyInput names a new key, with its scope and expiry.
 type CreateAPIKeyInput struct {
 	Name string `json:"name"`
+	// ReadOnly keys may only read (GET and HEAD); the default may do
+	// anything its user may.
+	ReadOnly bool `json:"read_only"`
+	// Expires is when the key stops working: "" or "never", a number of
+	// days such as "90d", or a date ("2027-01-31": the key works through
+	// that day, UTC) or an RFC 3339 time.
+	Expires string `json:"expires"`
 }
 
-// Validate checks the name; an empty name is given a default later.
-func (in *CreateAPIKeyInput) Validate() error {
+// Validate checks the name and the expiry, which must be in the future
+// of now, and returns when the key expires (nil: never). An empty name
+// is given a default later.
+func (in *CreateAPIKeyInput) Validate(now time.Time) (*time.Time, error) {
 	in.Name = strings.TrimSpace(in.Name)
 	var f FieldErrors
 	if checkLine(&f, "name", in.Name) && utf8.RuneCountInString(in.Name) > 64 {
 		f.Add("name", "must be at most 64 characters")
 	}
-	return f.Err()
+	expires, err := ParseKeyExpiry(in.Expires, now)
+	if err != nil {
+		f.Add("expires", err.Error())
+	}
+	return expires, f.Err()
+}
+
+// ParseKeyExpiry reads a key's expiry as CreateAPIKeyInput.Expires
+// describes it, relative to now. It must be in the future.
+func ParseKeyExpiry(s string, now time.Time) (*time.Time, error) {
+	s = strings.TrimSpace(s)
+	var at time.Time
+	switch {
+	case s == "" || s == "never":
+		return nil, nil
+	case strings.HasSuffix(s, "d"):
+		days, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
+		if err != nil || days < 1 || days > maxKeyDays {
+			return nil, fmt.Errorf("must be a number of days from 1 to %d, such as 90d", maxKeyDays)
+		}
+		at = now.AddDate(0, 0, days)
+	default:
+		var err error
+		if at, err = time.Parse(time.DateOnly, s); err == nil {
+			at = at.AddDate(0, 0, 1) // through that day
+		} else if at, err = time.Parse(time.RFC3339, s); err != nil {
+			return nil, errors.New("must be never, a number of days such as 90d, or a date such as 2027-01-31")
+		}
+	}
+	if !at.After(now) {
+		return nil, errors.New("must be in the future")
+	}
+	at = dbTime(at)
+	return &at, nil
+}
+
+// maxKeyDays bounds an expiry given in days (ten years).
+const maxKeyDays = 3650
+
+// Expired reports whether the key has expired at now.
+func (k *APIKey) Expired(now time.Time) bool {
+	return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)
 }
 
 // newSecret returns a key secret: the prefix, 8 hex characters that are
@@ -69,21 +131,26 @@ func (s *Store) CreateAPIKey(ctx context.Context, actor Actor, in CreateAPIKeyIn
 	if err != nil {
 		return nil, "", err
 	}
-	if err := in.Validate(); err != nil {
+	expires, err := in.Validate(s.Now())
+	if err != nil {
 		return nil, "", err
 	}
 	secret, visible := newSecret()
 	if in.Name == "" {
 		in.Name = "key " + visible
 	}
+	scope := ScopeFull
+	if in.ReadOnly {
+		scope = ScopeReadOnly
+	}
 	k := &APIKey{ID: NewID(), AccountID: accountID, UserID: actor.UserID, Name: in.Name,
-		Prefix: visible, Hash: hashSecret(secret), CreatedAt: s.Now()}
+		Prefix: visible, Hash: hashSecret(secret), CreatedAt: s.Now(), Scope: scope, ExpiresAt: expires}
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Create(k).Error; err != nil {
 			return err
 		}
 		return s.audit(tx, actor, accountID, "api_key", "created", []string{lrn("api_key", k.ID)},
-			map[string]any{"name": k.Name, "prefix": k.Prefix})
+			map[string]any{"name": k.Name, "prefix": k.Prefix, "scope": k.Scope, "expires_at": k.ExpiresAt})
 	})
 	if err != nil {
 		return nil, "", err
@@ -91,7 +158,9 @@ func (s *Store) CreateAPIKey(ctx context.Context, actor Actor, in CreateAPIKeyIn
 	return k, secret, nil
 }
 
-// APIKeys lists the actor's account's keys that are not revoked, newest first.
+// APIKeys lists the actor's account's keys that are not revoked, newest
+// first; expired keys are listed (and refused by Authenticate) until
+// revoked.
 func (s *Store) APIKeys(ctx context.Context, actor Actor) ([]APIKey, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
@@ -176,6 +245,11 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Actor, error) 
 	if subtle.ConstantTimeCompare([]byte(p.hash), []byte(hash)) != 1 {
 		return Actor{}, errInvalidKey
 	}
+	// Checked on every request against this process's clock, not cached:
+	// a key expires at the same moment on every replica.
+	if p.expiresAt != nil && !s.Now().Before(*p.expiresAt) {
+		return Actor{}, errInvalidKey
+	}
 	if !p.accountActive {
 		return Actor{}, errAccountInactive
 	}
@@ -188,7 +262,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Actor, error) 
 var errAccountInactive = &Error{Code: CodeAccountInactive, Message: "The account of this API key is inactive",
 	Suggestion: "Contact support to reactivate the account"}
 
-var errInvalidKey = &Error{Code: CodeInvalidAPIKey, Message: "The API key is missing, malformed, unknown or revoked",
+var errInvalidKey = &Error{Code: CodeInvalidAPIKey, Message: "The API key is missing, malformed, unknown, expired or revoked",
 	Suggestion: "Pass a valid key as 'Authorization: Bearer <key>'"}
 
 func (s *Store) loadPrincipal(ctx context.Context, hash string) (principal, error) {
@@ -212,8 +286,9 @@ func (s *Store) loadPrincipal(ctx context.Context, hash string) (principal, erro
 	return principal{
 		hash: hash,
 		actor: Actor{UserID: row.UserID, Email: row.Email, Role: row.Role,
-			AccountID: row.AccountID, APIKeyID: row.ID},
+			AccountID: row.AccountID, APIKeyID: row.ID, ReadOnly: row.Scope == ScopeReadOnly},
 		accountActive: row.AccountStatus == AccountActive,
+		expiresAt:     row.ExpiresAt,
 	}, nil
 }
 

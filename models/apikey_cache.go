@@ -18,6 +18,7 @@ type principal struct {
 	hash          string
 	actor         Actor
 	accountActive bool
+	expiresAt     *time.Time
 }
 
 type cachedPrincipal struct {

@@ -9,15 +9,20 @@ import (
 	"cloudplane/models/modelstest"
 )
 
+// twoReplicas opens two stores on one database, on one clock.
+func twoReplicas(t *testing.T) (clock *modelstest.Clock, here, there *models.Store) {
+	t.Helper()
+	dsn := modelstest.DSN(t)
+	clock = modelstest.NewClock()
+	return clock, modelstest.OpenAt(t, dsn, models.WithClock(clock.Now)), modelstest.OpenAt(t, dsn, models.WithClock(clock.Now))
+}
+
 // Two stores on one database stand for two replicas: a key revoked, or an
 // account deactivated, through one is refused by the other as soon as the
 // credentials check interval has passed, not after the cache's lifetime.
 func TestRevocationReachesOtherReplicas(t *testing.T) {
 	ctx := context.Background()
-	dsn := modelstest.DSN(t)
-	clock := modelstest.NewClock()
-	here := modelstest.OpenAt(t, dsn, models.WithClock(clock.Now))
-	there := modelstest.OpenAt(t, dsn, models.WithClock(clock.Now))
+	clock, here, there := twoReplicas(t)
 	owner, secret := modelstest.Owner(t, here, "owner@example.com")
 	_, other := modelstest.Owner(t, here, "other@example.com")
 

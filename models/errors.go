@@ -27,6 +27,8 @@ const (
 	CodeRouteNotFound       Code = "global/not-found"
 	CodeNotFound            Code = "global/object-does-not-exist"
 	CodeConflict            Code = "global/conflict"
+	CodePreconditionFailed  Code = "global/precondition-failed"
+	CodeInsufficientScope   Code = "global/insufficient-scope"
 	CodeRateLimited         Code = "global/rate-limited"
 	CodeProviderUnavailable Code = "provider/internal-unavailable"
 	CodeInternal            Code = "global/internal-error"

@@ -21,6 +21,8 @@ type FirewallRuleset struct {
 	Rules      []FirewallRule `gorm:"serializer:json;not null"`
 	CreatedAt  time.Time      `gorm:"not null"`
 	UpdatedAt  time.Time      `gorm:"not null"`
+	// Version, behind the ETag, adds one on every change.
+	Version int64 `gorm:"not null;default:1"`
 }
 
 // Region is the catalogue entry of the ruleset's region.
@@ -63,6 +65,8 @@ func (in *CreateFirewallRulesetInput) Validate() error {
 type UpdateFirewallRulesetInput struct {
 	Name  *string         `json:"name"`
 	Rules *[]FirewallRule `json:"rules"`
+	// IfMatch is the version the caller read (If-Match), if any.
+	IfMatch Precondition `json:"-"`
 }
 
 // Validate checks the fields that are given.
@@ -186,7 +190,7 @@ func (s *Store) CreateFirewallRuleset(ctx context.Context, actor Actor, in Creat
 	}
 	now := s.Now()
 	r := FirewallRuleset{ID: NewID(), AccountID: accountID, Name: in.Name, RegionName: in.Region,
-		Rules: in.Rules, CreatedAt: now, UpdatedAt: now}
+		Rules: in.Rules, CreatedAt: now, UpdatedAt: now, Version: 1}
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		a, used, err := lockAccountCounting(tx, accountID, "firewall_rulesets")
 		if err != nil {
@@ -211,7 +215,8 @@ func (s *Store) CreateFirewallRuleset(ctx context.Context, actor Actor, in Creat
 // UpdateFirewallRuleset changes the name and/or rules of a ruleset of the
 // actor's account and records a "firewall_ruleset updated" audit event
 // with the new values. With neither given nothing changes and nothing is
-// recorded. It fails with CodeNotFound.
+// recorded. It fails with CodeNotFound, and with CodePreconditionFailed,
+// changing nothing, when in.IfMatch does not hold.
 func (s *Store) UpdateFirewallRuleset(ctx context.Context, actor Actor, id string, in UpdateFirewallRulesetInput) (*FirewallRulesetView, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
@@ -221,13 +226,20 @@ func (s *Store) UpdateFirewallRuleset(ctx context.Context, actor Actor, id strin
 		return nil, err
 	}
 	if in.Name == nil && in.Rules == nil {
-		return s.FirewallRuleset(ctx, actor, id)
+		r, err := s.FirewallRuleset(ctx, actor, id)
+		if err == nil && !in.IfMatch.holds(r.Version) {
+			return nil, errPreconditionFailed
+		}
+		return r, err
 	}
 	if !IsID(id) {
 		return nil, rulesetNotFound(id)
 	}
 	var out *FirewallRulesetView
 	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := bumpRulesetVersion(tx, accountID, id, in.IfMatch); err != nil {
+			return err
+		}
 		r := FirewallRuleset{UpdatedAt: s.Now()}
 		columns, details := []string{"updated_at"}, map[string]any{}
 		if in.Name != nil {
@@ -254,6 +266,25 @@ func (s *Store) UpdateFirewallRuleset(ctx context.Context, actor Actor, id strin
 		return s.audit(tx, actor, accountID, "firewall_ruleset", "updated", []string{lrn("firewall_ruleset", id)}, details)
 	})
 	return out, err
+}
+
+// bumpRulesetVersion adds one to a ruleset's version if pre holds, first
+// in the transaction, so that of two writers with one ETag exactly one
+// wins (see writeRuleList).
+func bumpRulesetVersion(tx *gorm.DB, accountID, id string, pre Precondition) error {
+	res := pre.where(tx.Model(&FirewallRuleset{}).Where("account_id = ? AND id = ?", accountID, id), "version").
+		UpdateColumn("version", gorm.Expr("version + 1"))
+	if res.Error != nil || res.RowsAffected > 0 {
+		return res.Error
+	}
+	var n int64
+	if err := tx.Model(&FirewallRuleset{}).Where("account_id = ? AND id = ?", accountID, id).Count(&n).Error; err != nil {
+		return err
+	}
+	if n == 0 {
+		return rulesetNotFound(id)
+	}
+	return errPreconditionFailed
 }
 
 // DeleteFirewallRuleset deletes a ruleset of the actor's account and

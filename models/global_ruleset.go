@@ -17,6 +17,8 @@ const (
 // the rules as they are.
 type UpdateGlobalRulesetInput struct {
 	Rules *[]FirewallRule `json:"rules"`
+	// IfMatch is the version the caller read (If-Match), if any.
+	IfMatch Precondition `json:"-"`
 }
 
 // Validate checks the rules, when given.
@@ -31,37 +33,43 @@ func (in *UpdateGlobalRulesetInput) Validate() error {
 
 // GlobalFirewallRules returns the rules of the actor's account's global
 // ruleset.
-func (s *Store) GlobalFirewallRules(ctx context.Context, actor Actor) ([]FirewallRule, error) {
-	a, err := s.actorAccount(ctx, actor)
-	if err != nil {
-		return nil, err
-	}
-	return a.GlobalRules, nil
+func (s *Store) GlobalFirewallRules(ctx context.Context, actor Actor) (RuleList, error) {
+	return s.ruleList(ctx, actor, globalRulesColumns)
 }
 
 // UpdateGlobalFirewallRuleset replaces the rules of the actor's account's
 // global ruleset and records a "global_firewall_ruleset updated" audit
 // event. Without rules there is nothing to change and nothing is recorded.
-func (s *Store) UpdateGlobalFirewallRuleset(ctx context.Context, actor Actor, in UpdateGlobalRulesetInput) ([]FirewallRule, error) {
+// It fails with CodePreconditionFailed, changing nothing, when in.IfMatch
+// does not hold.
+func (s *Store) UpdateGlobalFirewallRuleset(ctx context.Context, actor Actor, in UpdateGlobalRulesetInput) (RuleList, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
-		return nil, err
+		return RuleList{}, err
 	}
 	if err := in.Validate(); err != nil {
-		return nil, err
+		return RuleList{}, err
 	}
 	if in.Rules == nil {
-		return s.GlobalFirewallRules(ctx, actor)
+		l, err := s.GlobalFirewallRules(ctx, actor)
+		if err == nil && !in.IfMatch.holds(l.Version) {
+			return RuleList{}, errPreconditionFailed
+		}
+		return l, err
 	}
+	out := RuleList{Rules: *in.Rules}
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := updateAccountColumn(tx, accountID, "global_rules", Account{GlobalRules: *in.Rules, UpdatedAt: s.Now()}); err != nil {
+		version, err := writeRuleList(tx, accountID, globalRulesColumns,
+			Account{GlobalRules: *in.Rules, UpdatedAt: s.Now()}, in.IfMatch)
+		if err != nil {
 			return err
 		}
+		out.Version = version
 		return s.audit(tx, actor, accountID, "global_firewall_ruleset", "updated",
 			[]string{lrn("global_firewall_ruleset", accountID)}, map[string]any{"rules": *in.Rules})
 	})
 	if err != nil {
-		return nil, err
+		return RuleList{}, err
 	}
-	return *in.Rules, nil
+	return out, nil
 }

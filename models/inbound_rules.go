@@ -12,6 +12,8 @@ type ReplaceInboundRulesInput struct {
 	// Rules is required; nil means it was left out. The API's field is
 	// "data", so errors are keyed "data.<index>.<field>".
 	Rules []FirewallRule `json:"data"`
+	// IfMatch is the version the caller read (If-Match), if any.
+	IfMatch Precondition `json:"-"`
 }
 
 // Validate checks every rule and puts source networks in CIDR form.
@@ -22,33 +24,35 @@ func (in *ReplaceInboundRulesInput) Validate() error {
 }
 
 // InboundFirewallRules returns the actor's account's inbound rules.
-func (s *Store) InboundFirewallRules(ctx context.Context, actor Actor) ([]FirewallRule, error) {
-	a, err := s.actorAccount(ctx, actor)
-	if err != nil {
-		return nil, err
-	}
-	return a.InboundRules, nil
+func (s *Store) InboundFirewallRules(ctx context.Context, actor Actor) (RuleList, error) {
+	return s.ruleList(ctx, actor, inboundRulesColumns)
 }
 
 // ReplaceInboundFirewallRules replaces the actor's account's inbound rules
-// and records a "firewall_rules updated" audit event with the new list.
-func (s *Store) ReplaceInboundFirewallRules(ctx context.Context, actor Actor, in ReplaceInboundRulesInput) ([]FirewallRule, error) {
+// and records a "firewall_rules updated" audit event with the new list. It
+// fails with CodePreconditionFailed, changing nothing, when in.IfMatch
+// does not hold.
+func (s *Store) ReplaceInboundFirewallRules(ctx context.Context, actor Actor, in ReplaceInboundRulesInput) (RuleList, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
-		return nil, err
+		return RuleList{}, err
 	}
 	if err := in.Validate(); err != nil {
-		return nil, err
+		return RuleList{}, err
 	}
+	out := RuleList{Rules: in.Rules}
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := updateAccountColumn(tx, accountID, "inbound_rules", Account{InboundRules: in.Rules, UpdatedAt: s.Now()}); err != nil {
+		version, err := writeRuleList(tx, accountID, inboundRulesColumns,
+			Account{InboundRules: in.Rules, UpdatedAt: s.Now()}, in.IfMatch)
+		if err != nil {
 			return err
 		}
+		out.Version = version
 		return s.audit(tx, actor, accountID, "firewall_rules", "updated", []string{lrn("firewall_rules", accountID)},
 			map[string]any{"rules": in.Rules})
 	})
 	if err != nil {
-		return nil, err
+		return RuleList{}, err
 	}
-	return in.Rules, nil
+	return out, nil
 }

@@ -187,8 +187,14 @@ type APIKey struct {
 	ID       string
 	Name     string
 	Prefix   string
+	ReadOnly bool
 	Created  time.Time
 	LastUsed *time.Time
+	Expires  *time.Time
+	// Warning says why the key wants attention (it expires soon, has
+	// expired, or has not been used for long), or is "".
+	Warning string
+	Expired bool
 }
 
 // CreatedKey is a key just generated, with the secret shown this once.
@@ -252,6 +258,10 @@ type RulesEditor struct {
 	Rows    []RuleRow
 	Error   string // a problem with the list as a whole
 	Empty   string // what having no rules means here
+	// Version is the version of the saved rules the rows were loaded
+	// from, sent back with the form so a save cannot overwrite a newer
+	// one unseen; "" for a list not saved yet.
+	Version string
 }
 
 // Invalid reports whether the list or any row has a problem.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"cloudplane/models"
 )
@@ -72,6 +73,8 @@ func apikeysCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	dsn := databaseFlag(fs)
 	email := fs.String("email", "", "email of the owner the key acts for")
 	name := fs.String("name", "", "a name to recognise the key by")
+	readOnly := fs.Bool("read-only", false, "the key may only read (GET and HEAD); writes answer 403")
+	expires := fs.String("expires", "never", "when the key stops working: never, a number of days such as 90d, or a date such as 2027-01-31 (through that day, UTC)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -87,12 +90,23 @@ func apikeysCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k, secret, err := store.CreateAPIKey(ctx, actor, models.CreateAPIKeyInput{Name: *name})
+	k, secret, err := store.CreateAPIKey(ctx, actor, models.CreateAPIKeyInput{Name: *name, ReadOnly: *readOnly, Expires: *expires})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "created API key %q (prefix %s); it is shown once:\n%s\n", k.Name, k.Prefix, secret)
+	expiry := "never expires"
+	if k.ExpiresAt != nil {
+		expiry = "expires " + k.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(stdout, "created API key %q (prefix %s, %s, %s); it is shown once:\n%s\n", k.Name, k.Prefix, scopeText(k.Scope), expiry, secret)
 	return nil
+}
+
+func scopeText(scope string) string {
+	if scope == models.ScopeReadOnly {
+		return "read-only"
+	}
+	return "full access"
 }
 
 func apikeysRevoke(ctx context.Context, args []string, stdout io.Writer) error {

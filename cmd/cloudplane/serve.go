@@ -122,7 +122,8 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		backupOutcome = meters.WatchBackups()
 	}
 	stopBackups := f.backups.start(db, log, time.Now, backupOutcome)
-	stopBackground := func() { stopBackups(); stopWebhooks() }
+	stopPruning := startIdempotencyPruning(store, log)
+	stopBackground := func() { stopBackups(); stopWebhooks(); stopPruning() }
 	// On a failed start the dispatcher and backups stop, then the database
 	// closes; after a signal, shutdown does it within its timeout instead.
 	shuttingDown := false

@@ -26,6 +26,8 @@ var statusOf = map[models.Code]int{
 	models.CodeRouteNotFound:       fiber.StatusNotFound,
 	models.CodeNotFound:            fiber.StatusNotFound,
 	models.CodeConflict:            fiber.StatusConflict,
+	models.CodePreconditionFailed:  fiber.StatusPreconditionFailed,
+	models.CodeInsufficientScope:   fiber.StatusForbidden,
 	models.CodeRateLimited:         fiber.StatusTooManyRequests,
 	models.CodeProviderUnavailable: fiber.StatusServiceUnavailable,
 	models.CodeInternal:            fiber.StatusInternalServerError,

@@ -6,25 +6,29 @@ import (
 	"cloudplane/models"
 )
 
-// InboundFirewallRules lists the account's inbound firewall rules.
+// InboundFirewallRules lists the account's inbound firewall rules, with
+// their ETag.
 func (h *Handlers) InboundFirewallRules(c *fiber.Ctx) error {
-	rules, err := h.store.InboundFirewallRules(c.UserContext(), Actor(c))
+	l, err := h.store.InboundFirewallRules(c.UserContext(), Actor(c))
 	if err != nil {
 		return err
 	}
-	return ok(c, rules)
+	setETag(c, l.Version)
+	return ok(c, l.Rules)
 }
 
 // ReplaceInboundFirewallRules replaces the account's inbound rules with
-// the list in {"data": [...]} and answers the new list.
+// the list in {"data": [...]}, if If-Match (when sent) still holds, and
+// answers the new list and ETag.
 func (h *Handlers) ReplaceInboundFirewallRules(c *fiber.Ctx) error {
-	var in models.ReplaceInboundRulesInput
+	in := models.ReplaceInboundRulesInput{IfMatch: ifMatch(c)}
 	if err := decode(c, &in); err != nil {
 		return err
 	}
-	rules, err := h.store.ReplaceInboundFirewallRules(c.UserContext(), Actor(c), in)
+	l, err := h.store.ReplaceInboundFirewallRules(c.UserContext(), Actor(c), in)
 	if err != nil {
 		return err
 	}
-	return ok(c, rules)
+	setETag(c, l.Version)
+	return ok(c, l.Rules)
 }

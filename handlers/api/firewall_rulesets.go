@@ -35,12 +35,13 @@ func (h *Handlers) FirewallRulesets(c *fiber.Ctx) error {
 	return ok(c, out)
 }
 
-// FirewallRuleset answers one ruleset.
+// FirewallRuleset answers one ruleset, with its ETag.
 func (h *Handlers) FirewallRuleset(c *fiber.Ctx) error {
 	r, err := h.store.FirewallRuleset(c.UserContext(), Actor(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
+	setETag(c, r.Version)
 	return ok(c, newRulesetJSON(r))
 }
 
@@ -54,12 +55,14 @@ func (h *Handlers) CreateFirewallRuleset(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	setETag(c, r.Version)
 	return ok(c, newRulesetJSON(r))
 }
 
-// UpdateFirewallRuleset changes a ruleset's name and/or rules.
+// UpdateFirewallRuleset changes a ruleset's name and/or rules, if If-Match
+// (when sent) still holds, and answers it with its new ETag.
 func (h *Handlers) UpdateFirewallRuleset(c *fiber.Ctx) error {
-	var in models.UpdateFirewallRulesetInput
+	in := models.UpdateFirewallRulesetInput{IfMatch: ifMatch(c)}
 	if err := decode(c, &in); err != nil {
 		return err
 	}
@@ -67,6 +70,7 @@ func (h *Handlers) UpdateFirewallRuleset(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	setETag(c, r.Version)
 	return ok(c, newRulesetJSON(r))
 }
 

@@ -16,25 +16,29 @@ func newGlobalRulesetJSON(rules []models.FirewallRule) globalRulesetJSON {
 	return globalRulesetJSON{ID: models.GlobalRulesetID, Name: models.GlobalRulesetName, Rules: rules}
 }
 
-// GlobalFirewallRuleset answers the account's global ruleset.
+// GlobalFirewallRuleset answers the account's global ruleset, with its
+// ETag.
 func (h *Handlers) GlobalFirewallRuleset(c *fiber.Ctx) error {
-	rules, err := h.store.GlobalFirewallRules(c.UserContext(), Actor(c))
+	l, err := h.store.GlobalFirewallRules(c.UserContext(), Actor(c))
 	if err != nil {
 		return err
 	}
-	return ok(c, newGlobalRulesetJSON(rules))
+	setETag(c, l.Version)
+	return ok(c, newGlobalRulesetJSON(l.Rules))
 }
 
 // UpdateGlobalFirewallRuleset replaces the global ruleset's rules when
-// {"rules": [...]} is given.
+// {"rules": [...]} is given, if If-Match (when sent) still holds, and
+// answers the ruleset with its new ETag.
 func (h *Handlers) UpdateGlobalFirewallRuleset(c *fiber.Ctx) error {
-	var in models.UpdateGlobalRulesetInput
+	in := models.UpdateGlobalRulesetInput{IfMatch: ifMatch(c)}
 	if err := decode(c, &in); err != nil {
 		return err
 	}
-	rules, err := h.store.UpdateGlobalFirewallRuleset(c.UserContext(), Actor(c), in)
+	l, err := h.store.UpdateGlobalFirewallRuleset(c.UserContext(), Actor(c), in)
 	if err != nil {
 		return err
 	}
-	return ok(c, newGlobalRulesetJSON(rules))
+	setETag(c, l.Version)
+	return ok(c, newGlobalRulesetJSON(l.Rules))
 }

@@ -71,8 +71,17 @@ func (g *Guard) Authenticate(c *fiber.Ctx) error {
 	if limited := g.limit(c, g.limits.General, actor.AccountID); limited != nil {
 		return limited
 	}
+	if actor.ReadOnly && c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
+		return errReadOnlyKey
+	}
 	return c.Next()
 }
+
+// errReadOnlyKey refuses a read-only key's write, whatever the route:
+// every change under /api/v1 is a method other than GET and HEAD.
+var errReadOnlyKey = &models.Error{Code: models.CodeInsufficientScope,
+	Message:    "This API key is read-only: it may only read (GET and HEAD)",
+	Suggestion: "Use a key with full access for changes; create one in the dashboard or with cloudplane apikeys create"}
 
 func refusedKey(err error) bool {
 	code := models.ErrorCode(err)

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/models"
@@ -16,10 +18,20 @@ func (h *Handlers) APIKeys(c *fiber.Ctx) error {
 // CreateAPIKey generates a key and shows its secret this once. The answer
 // is the page itself, not a redirect: the secret must not outlive it.
 func (h *Handlers) CreateAPIKey(c *fiber.Ctx) error {
-	form := views.Form{Values: formValues(c, "name")}
-	k, secret, err := h.store.CreateAPIKey(c.UserContext(), actor(c), models.CreateAPIKeyInput{Name: form.Value("name")})
+	form := views.Form{Values: formValues(c, "name", "scope", "expires", "expires_on")}
+	in := models.CreateAPIKeyInput{Name: form.Value("name"), ReadOnly: form.Value("scope") == models.ScopeReadOnly,
+		Expires: form.Value("expires")}
+	expiryField := "expires"
+	if in.Expires == "date" {
+		in.Expires, expiryField = form.Value("expires_on"), "expires_on"
+		if in.Expires == "" {
+			form.Errors = map[string]string{"expires_on": "Choose the date the key expires on."}
+			return h.apiKeysPage(c, fiber.StatusUnprocessableEntity, form, nil)
+		}
+	}
+	k, secret, err := h.store.CreateAPIKey(c.UserContext(), actor(c), in)
 	if err != nil {
-		status, err := formError(err, &form)
+		status, err := formErrorAt(err, &form, map[string]string{"name": "name", "expires": expiryField})
 		if err != nil {
 			return err
 		}
@@ -34,10 +46,36 @@ func (h *Handlers) apiKeysPage(c *fiber.Ctx, status int, form views.Form, create
 		return err
 	}
 	v := views.APIKeys{Form: form, Created: created, APIBase: c.BaseURL() + "/api/v1", CSRF: csrfToken(c)}
+	now := h.store.Now()
 	for _, k := range keys {
-		v.Keys = append(v.Keys, views.APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Created: k.CreatedAt, LastUsed: k.LastUsedAt})
+		v.Keys = append(v.Keys, views.APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, ReadOnly: k.Scope == models.ScopeReadOnly,
+			Created: k.CreatedAt, LastUsed: k.LastUsedAt, Expires: k.ExpiresAt, Expired: k.Expired(now), Warning: keyWarning(&k, now)})
 	}
 	return h.page(c, status, "API keys", views.NavAPIKeys, views.APIKeysPage(v))
+}
+
+// Keys that want attention: one that expires within keyExpiryWarning, or
+// has not been used (or, never used, was created) keyUnusedWarning ago.
+const (
+	keyExpiryWarning = 7 * 24 * time.Hour
+	keyUnusedWarning = 90 * 24 * time.Hour
+)
+
+func keyWarning(k *models.APIKey, now time.Time) string {
+	switch {
+	case k.Expired(now):
+		return "Expired: requests with it are refused"
+	case k.ExpiresAt != nil && k.ExpiresAt.Sub(now) <= keyExpiryWarning:
+		return "Expires within 7 days"
+	}
+	lastUsed := k.CreatedAt
+	if k.LastUsedAt != nil {
+		lastUsed = *k.LastUsedAt
+	}
+	if now.Sub(lastUsed) >= keyUnusedWarning {
+		return "Unused for 90 days: revoke it if nothing needs it"
+	}
+	return ""
 }
 
 // ConfirmRevokeAPIKey asks before revoking: a page of its own, or the

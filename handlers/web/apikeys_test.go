@@ -144,3 +144,58 @@ func TestFragments(t *testing.T) {
 	b.header.Set("HX-History-Restore-Request", "true")
 	b.get("/api-keys").expect(http.StatusOK).contains("<!doctype html>")
 }
+
+// A key generated read-only and expiring reads the API, cannot write, and
+// is refused once it expires; the list shows its access and expiry.
+func TestGenerateReadOnlyExpiringAPIKey(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	b.get("/api-keys").expect(http.StatusOK).
+		contains(`name="scope"`, `<option value="read_only">Read-only</option>`, `<option value="90d">In 90 days</option>`,
+			`name="expires_on" type="date"`)
+	res := b.post("/api-keys", url.Values{"name": {"dashboards"}, "scope": {"read_only"}, "expires": {"30d"}}).
+		expect(http.StatusCreated)
+	secret := secretInPage.FindStringSubmatch(res.Body)[1]
+	res.contains("Read-only")
+	if status := e.apiStatus(secret, "/api/v1/regions"); status != http.StatusOK {
+		t.Fatalf("read-only key reading: %d", status)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "/api/v1/ssh-keys", strings.NewReader(`{"name": "k"}`))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	if res, err := e.app.Test(req, -1); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Fatalf("read-only key writing: %v %v, want 403", res, err)
+	}
+	// Sessions end after 12 hours idle: each look at the list signs in anew.
+	e.clock.Advance(30*24*time.Hour - 7*24*time.Hour)
+	e.signedIn("ada@example.com").get("/api-keys").expect(http.StatusOK).contains("Expires within 7 days")
+	e.clock.Advance(7 * 24 * time.Hour)
+	if status := e.apiStatus(secret, "/api/v1/regions"); status != http.StatusUnauthorized {
+		t.Fatalf("expired key: %d, want 401", status)
+	}
+	e.signedIn("ada@example.com").get("/api-keys").expect(http.StatusOK).contains("Expired: requests with it are refused")
+}
+
+func TestGenerateAPIKeyOnADate(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	b.post("/api-keys", url.Values{"name": {"x"}, "expires": {"date"}}).expect(http.StatusUnprocessableEntity).
+		fieldError("expires_on", "Choose the date the key expires on.").lacks("Your new key")
+	past := e.clock.Now().AddDate(0, 0, -1).Format(time.DateOnly)
+	b.post("/api-keys", url.Values{"name": {"x"}, "expires": {"date"}, "expires_on": {past}}).expect(http.StatusUnprocessableEntity).
+		fieldError("expires_on", "Expiry date must be in the future.").lacks("Your new key")
+	on := e.clock.Now().AddDate(0, 2, 0).Format(time.DateOnly)
+	b.post("/api-keys", url.Values{"name": {"x"}, "expires": {"date"}, "expires_on": {on}}).expect(http.StatusCreated)
+}
+
+// Keys unused for 90 days are pointed out.
+func TestUnusedAPIKeyIsPointedOut(t *testing.T) {
+	e := newEnv(t)
+	owner := e.owner("ada@example.com")
+	e.apiKey(owner, "forgotten")
+	e.signedIn("ada@example.com").get("/api-keys").expect(http.StatusOK).contains("forgotten").lacks("Unused for 90 days")
+	e.clock.Advance(90 * 24 * time.Hour)
+	e.signedIn("ada@example.com").get("/api-keys").expect(http.StatusOK).contains("Unused for 90 days")
+}

@@ -18,7 +18,7 @@ type rulesList struct {
 	field   string // the domain input's name for the rules, which keys their errors
 	empty   string // what an empty list means
 	saved   string // the flash after saving
-	load    func(*models.Store, context.Context, models.Actor) ([]models.FirewallRule, error)
+	load    func(*models.Store, context.Context, models.Actor) (models.RuleList, error)
 }
 
 var (
@@ -43,7 +43,7 @@ func (h *Handlers) SaveInboundRules(c *fiber.Ctx) error {
 	if done {
 		return err
 	}
-	in := models.ReplaceInboundRulesInput{Rules: f.rules()}
+	in := models.ReplaceInboundRulesInput{Rules: f.rules(), IfMatch: f.ifMatch()}
 	if err = f.check(in.Validate); err == nil {
 		_, err = h.store.ReplaceInboundFirewallRules(c.UserContext(), actor(c), in)
 	}
@@ -58,7 +58,7 @@ func (h *Handlers) SaveGlobalRules(c *fiber.Ctx) error {
 		return err
 	}
 	rules := f.rules()
-	in := models.UpdateGlobalRulesetInput{Rules: &rules}
+	in := models.UpdateGlobalRulesetInput{Rules: &rules, IfMatch: f.ifMatch()}
 	if err = f.check(in.Validate); err == nil {
 		_, err = h.store.UpdateGlobalFirewallRuleset(c.UserContext(), actor(c), in)
 	}
@@ -66,11 +66,11 @@ func (h *Handlers) SaveGlobalRules(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) showRules(c *fiber.Ctx, l rulesList) error {
-	rules, err := l.load(h.store, c.UserContext(), actor(c))
+	saved, err := l.load(h.store, c.UserContext(), actor(c))
 	if err != nil {
 		return err
 	}
-	return h.rulesPage(c, fiber.StatusOK, l, &rulesForm{rows: ruleRows(rules)})
+	return h.rulesPage(c, fiber.StatusOK, l, &rulesForm{rows: ruleRows(saved.Rules), version: versionText(saved.Version)})
 }
 
 // editRules reads the submitted rows. When the user added or removed a
@@ -90,6 +90,14 @@ func (h *Handlers) editRules(c *fiber.Ctx, l rulesList) (f *rulesForm, done bool
 // rulesSaved answers a save: back to the page with a flash, or the form
 // again with the problems beside the rows at fault.
 func (h *Handlers) rulesSaved(c *fiber.Ctx, l rulesList, f *rulesForm, err error) error {
+	if savedMeanwhile(err) {
+		saved, err := l.load(h.store, c.UserContext(), actor(c))
+		if err != nil {
+			return err
+		}
+		f.showSavedMeanwhile(saved.Version)
+		return h.rulesPage(c, fiber.StatusConflict, l, f)
+	}
 	if err != nil {
 		var form views.Form
 		status, err := rulesFormError(err, &form, f, l.field)

@@ -37,7 +37,7 @@ func rulesForm(other url.Values, rows ...rule) url.Values {
 
 func (e *env) inboundRules(u *models.User) []models.FirewallRule {
 	e.t.Helper()
-	return modelstest.Must[[]models.FirewallRule](e.t)(e.store.InboundFirewallRules(context.Background(), u.Actor()))
+	return modelstest.Must[models.RuleList](e.t)(e.store.InboundFirewallRules(context.Background(), u.Actor())).Rules
 }
 
 func TestInboundRulesPage(t *testing.T) {
@@ -170,8 +170,8 @@ func TestGlobalRules(t *testing.T) {
 	b.post("/firewall/global", rulesForm(nil, rule{"udp", "51820", "0.0.0.0/0", "WireGuard"})).
 		expect(http.StatusSeeOther).redirectsTo("/firewall/global")
 	b.get("/firewall/global").expect(http.StatusOK).contains("Global rules saved.", `value="51820"`, `value="WireGuard"`)
-	rules, err := e.store.GlobalFirewallRules(context.Background(), ada.Actor())
-	if err != nil || len(rules) != 1 || rules[0].PortRange[0] != 51820 {
+	global, err := e.store.GlobalFirewallRules(context.Background(), ada.Actor())
+	if rules := global.Rules; err != nil || len(rules) != 1 || rules[0].PortRange[0] != 51820 {
 		t.Fatalf("global rules %+v, %v", rules, err)
 	}
 	b.get("/").contains("Global firewall rules changed")

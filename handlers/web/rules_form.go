@@ -27,6 +27,9 @@ type rulesForm struct {
 	rows   []views.RuleRow
 	edited bool
 	err    string // a problem with the list as a whole
+	// version is the version of the rules the form was loaded with (a
+	// hidden field), so that a save does not overwrite someone else's.
+	version string
 }
 
 // parseRulesForm reads the rows of a rules editor and applies "Add rule"
@@ -51,7 +54,7 @@ func parseRulesForm(c *fiber.Ctx) *rulesForm {
 	}
 	slices.Sort(order)
 
-	f := &rulesForm{}
+	f := &rulesForm{version: strings.Clone(c.FormValue("version"))}
 	remove, err := strconv.Atoi(c.FormValue("remove_rule"))
 	if err != nil {
 		remove = -1
@@ -199,8 +202,39 @@ func (f *rulesForm) showErrors(fields map[string]string, list string) {
 
 // editor is the form's rows ready to show again.
 func (f *rulesForm) editor(caption, empty string) views.RulesEditor {
-	return views.RulesEditor{Caption: caption, Rows: f.rows, Error: f.err, Empty: empty}
+	return views.RulesEditor{Caption: caption, Rows: f.rows, Error: f.err, Empty: empty, Version: f.version}
 }
+
+// ifMatch is the save's precondition: the rules are still at the version
+// the form was loaded with. A form without one (an old page) asks nothing.
+func (f *rulesForm) ifMatch() models.Precondition {
+	if f.version == "" {
+		return models.Precondition{}
+	}
+	v, err := strconv.ParseInt(f.version, 10, 64)
+	if err != nil {
+		return models.IfVersion()
+	}
+	return models.IfVersion(v)
+}
+
+// savedMeanwhile reports whether err refused a save because someone else
+// saved the rules after the form was loaded.
+func savedMeanwhile(err error) bool {
+	return models.ErrorCode(err) == models.CodePreconditionFailed
+}
+
+// showSavedMeanwhile brings the rows back as typed after savedMeanwhile,
+// carrying the version saved now, so that saving again replaces the other
+// change knowingly rather than by accident.
+func (f *rulesForm) showSavedMeanwhile(current int64) {
+	f.version = versionText(current)
+	f.err = "Someone else saved these rules after you opened this page, so yours were not saved. " +
+		"Your edits are kept below: open the page in another tab to see what was saved, then save again to replace it with yours."
+}
+
+// versionText is a version as the form's hidden field carries it.
+func versionText(v int64) string { return strconv.FormatInt(v, 10) }
 
 // ruleRows shows saved rules in an editor.
 func ruleRows(rules []models.FirewallRule) []views.RuleRow {

@@ -84,7 +84,7 @@ func (h *Handlers) Ruleset(c *fiber.Ctx) error {
 		return err
 	}
 	form := views.Form{Values: map[string]string{"name": r.Name}}
-	return h.rulesetPage(c, fiber.StatusOK, r, form, &rulesForm{rows: ruleRows(r.Rules)})
+	return h.rulesetPage(c, fiber.StatusOK, r, form, &rulesForm{rows: ruleRows(r.Rules), version: versionText(r.Version)})
 }
 
 // UpdateRuleset saves a ruleset's name and rules from the form, or shows
@@ -100,10 +100,16 @@ func (h *Handlers) UpdateRuleset(c *fiber.Ctx) error {
 		return h.rulesetPage(c, fiber.StatusOK, r, form, f)
 	}
 	name, rules := form.Value("name"), f.rules()
-	in := models.UpdateFirewallRulesetInput{Name: &name, Rules: &rules}
+	in := models.UpdateFirewallRulesetInput{Name: &name, Rules: &rules, IfMatch: f.ifMatch()}
 	saved := r
 	if err = f.check(in.Validate); err == nil {
 		saved, err = h.store.UpdateFirewallRuleset(c.UserContext(), actor(c), r.ID, in)
+	}
+	if savedMeanwhile(err) {
+		// r was read after the other save, so its version is the one to
+		// overwrite knowingly.
+		f.showSavedMeanwhile(r.Version)
+		return h.rulesetPage(c, fiber.StatusConflict, r, form, f)
 	}
 	if err != nil {
 		status, err := rulesFormError(err, &form, f, "rules")

@@ -52,6 +52,18 @@ var addedCodes = map[string]bool{
 // checked against the common error envelope instead of the document.
 const rateLimitedCode = "global/rate-limited"
 
+// extensionCodes are the error answers of cloudplane's extensions
+// (CONTRACT.md, "Extensions"; README), by status, which the reference
+// cannot document: 412 for an If-Match that no longer holds, 409 for an
+// Idempotency-Key whose first request still runs (on routes whose document
+// lists no 409), and 403 for a read-only key's write. Like 429, such bodies
+// are checked against the common error envelope with the code.
+var extensionCodes = map[int]string{
+	http.StatusPreconditionFailed: "global/precondition-failed",
+	http.StatusConflict:           "global/internal-error",
+	http.StatusForbidden:          "global/insufficient-scope",
+}
+
 // maxBodyInMessage bounds how much of a body a failure message quotes.
 const maxBodyInMessage = 4096
 
@@ -87,6 +99,12 @@ func (s *Spec) ValidateResponse(tb testing.TB, method, path string, status int, 
 	}
 	if status == http.StatusTooManyRequests && route.Operation.Responses.Status(status) == nil {
 		if err := checkErrorEnvelope(body, status, rateLimitedCode); err != nil {
+			fail("%v", err)
+		}
+		return
+	}
+	if code, ok := extensionCodes[status]; ok && (route.Operation.Responses.Status(status) == nil || errorCode(body) == code) {
+		if err := checkErrorEnvelope(body, status, code); err != nil {
 			fail("%v", err)
 		}
 		return
@@ -218,6 +236,17 @@ func checkErrorEnvelope(body []byte, status int, code string) error {
 	return nil
 }
 
+// errorCode is the code of an error envelope, or "".
+func errorCode(body []byte) string {
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &e)
+	return e.Error.Code
+}
+
 // shortSchemaError names the failing JSON location and the reason, leaving
 // out kin-openapi's default dump of the whole schema, which buries the cause.
 // The JSON Schema 2020-12 validator (used for 3.1 documents) opens its reason
@@ -235,15 +264,4 @@ func quote(body []byte) string {
 		return string(body[:maxBodyInMessage]) + "...(truncated)"
 	}
 	return string(body)
-}
-
-// errorCode is the code of an error envelope, or "".
-func errorCode(body []byte) string {
-	var e struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(body, &e)
-	return e.Error.Code
 }

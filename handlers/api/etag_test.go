@@ -1,0 +1,116 @@
+package api_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// etagged is one of the objects that carry an ETag: how to read it, and
+// a write of it whose body differs by n.
+type etagged struct {
+	name  string
+	path  func(e *env) string
+	write func(n int) (method string, body any)
+}
+
+func httpsRule(port int) []models.FirewallRule {
+	return []models.FirewallRule{{Protocol: "tcp", PortRange: []int{port, port}, SourceNetwork: "0.0.0.0/0"}}
+}
+
+var etaggedObjects = []etagged{
+	{name: "inbound rules", path: func(*env) string { return "/api/v1/firewall-rules" },
+		write: func(n int) (string, any) { return http.MethodPut, map[string]any{"data": httpsRule(1000 + n)} }},
+	{name: "global ruleset", path: func(*env) string { return "/api/v1/firewall-rulesets/global" },
+		write: func(n int) (string, any) { return http.MethodPatch, map[string]any{"rules": httpsRule(1000 + n)} }},
+	{name: "ruleset", path: func(e *env) string { return "/api/v1/firewall-rulesets/" + e.createRuleset(e.key, "web").ID },
+		write: func(n int) (string, any) {
+			return http.MethodPatch, map[string]any{"name": fmt.Sprintf("web-%d", n), "rules": httpsRule(1000 + n)}
+		}},
+}
+
+func TestETagChangesOnEveryWriteAndIfMatchGuardsIt(t *testing.T) {
+	for _, o := range etaggedObjects {
+		t.Run(o.name, func(t *testing.T) {
+			e := newEnv(t)
+			path := o.path(e)
+			first := e.do(http.MethodGet, path, nil).expect(http.StatusOK)
+			tag := first.Header.Get("ETag")
+			if len(tag) < 3 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+				t.Fatalf("ETag %q is not a strong, quoted tag", tag)
+			}
+
+			method, body := o.write(1)
+			saved := e.doWith(method, path, body, "If-Match", tag).expect(http.StatusOK)
+			newTag := saved.Header.Get("ETag")
+			if newTag == "" || newTag == tag {
+				t.Fatalf("ETag after a write %q, before %q: want a new one", newTag, tag)
+			}
+			if got := e.do(http.MethodGet, path, nil).expect(http.StatusOK).Header.Get("ETag"); got != newTag {
+				t.Fatalf("GET answers ETag %q, the write answered %q", got, newTag)
+			}
+			before := e.do(http.MethodGet, path, nil).Body
+
+			// The old tag, a weak one and garbage no longer match: 412, nothing changed.
+			for _, stale := range []string{tag, "W/" + newTag, `"x"`, "garbage"} {
+				method, body = o.write(2)
+				e.doWith(method, path, body, "If-Match", stale).expectError(http.StatusPreconditionFailed, models.CodePreconditionFailed)
+			}
+			if after := e.do(http.MethodGet, path, nil).Body; string(after) != string(before) {
+				t.Fatalf("a refused write changed the object:\n%s\n%s", before, after)
+			}
+
+			// A list holding the current tag matches; so does *; so does no If-Match (today's behaviour).
+			method, body = o.write(3)
+			tag = e.doWith(method, path, body, "If-Match", tag+", "+newTag).expect(http.StatusOK).Header.Get("ETag")
+			method, body = o.write(4)
+			e.doWith(method, path, body, "If-Match", "*").expect(http.StatusOK)
+			method, body = o.write(5)
+			last := e.do(method, path, body).expect(http.StatusOK)
+			if last.Header.Get("ETag") == tag {
+				t.Fatalf("writes without If-Match left the ETag at %s", tag)
+			}
+		})
+	}
+}
+
+func TestIfMatchOnAWriteThatChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	tag := e.do(http.MethodGet, "/api/v1/firewall-rulesets/global", nil).Header.Get("ETag")
+	e.doWith(http.MethodPatch, "/api/v1/firewall-rulesets/global", map[string]any{}, "If-Match", tag).expect(http.StatusOK)
+	e.doWith(http.MethodPatch, "/api/v1/firewall-rulesets/global", map[string]any{}, "If-Match", `"999"`).
+		expectError(http.StatusPreconditionFailed, models.CodePreconditionFailed)
+	r := e.createRuleset(e.key, "web")
+	e.doWith(http.MethodPatch, "/api/v1/firewall-rulesets/"+r.ID, map[string]any{}, "If-Match", `"999"`).
+		expectError(http.StatusPreconditionFailed, models.CodePreconditionFailed)
+	// A missing ruleset is 404 whatever If-Match says.
+	e.doWith(http.MethodPatch, "/api/v1/firewall-rulesets/"+models.NewID(), map[string]any{"name": "x"}, "If-Match", `"1"`).
+		expectError(http.StatusNotFound, models.CodeNotFound)
+}
+
+// Many writers that read the same ETag: exactly one wins, the others are
+// told 412 and change nothing.
+func TestConcurrentWritersWithOneETagExactlyOneWins(t *testing.T) {
+	for _, o := range etaggedObjects {
+		t.Run(o.name, func(t *testing.T) {
+			e := newEnv(t)
+			path := o.path(e)
+			tag := e.do(http.MethodGet, path, nil).expect(http.StatusOK).Header.Get("ETag")
+			requests := make([]*http.Request, 20)
+			for i := range requests {
+				method, body := o.write(i)
+				requests[i] = e.request(method, path, body, "If-Match", tag)
+			}
+			codes := map[int]int{}
+			for _, r := range e.sendAll(requests) {
+				codes[r.Status]++
+			}
+			if codes[http.StatusOK] != 1 || codes[http.StatusPreconditionFailed] != 19 {
+				t.Fatalf("outcomes by status %v on %s, want one 200 and 19 412s", codes, modelstest.Backend())
+			}
+		})
+	}
+}

@@ -1,0 +1,149 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+)
+
+// Headers of idempotent retries.
+const (
+	HeaderIdempotencyKey     = "Idempotency-Key"
+	HeaderIdempotentReplayed = "Idempotent-Replayed"
+)
+
+// replayedHeaders are the headers stored with an answer and replayed
+// with it; the others (request id, rate limits) describe the retry.
+var replayedHeaders = []string{fiber.HeaderContentType, fiber.HeaderETag}
+
+// Idempotency makes writes under /api/v1 safe to retry: the first request
+// with an Idempotency-Key runs, and its answer is stored for 24 h and
+// replayed to retries of the same request. It runs after Authenticate (the
+// key belongs to the account, and a retry still counts against the general
+// rate limit) and before the route's own middleware, so a replayed launch
+// spends no launch budget.
+type Idempotency struct {
+	store *models.Store
+	// lease is how long a running request's claim holds before a retry may
+	// take it over, as if its process had died.
+	lease time.Duration
+	log   *slog.Logger
+}
+
+// NewIdempotency returns the middleware; lease should outlast the longest
+// request (the request timeout).
+func NewIdempotency(store *models.Store, lease time.Duration, log *slog.Logger) *Idempotency {
+	return &Idempotency{store: store, lease: lease, log: log}
+}
+
+// Handle claims the request's key, runs the request and stores its answer,
+// or replays the stored one. Answers a retry may change are not stored and
+// free the key at once: 5xx (the server failed, as with Stripe), 409 (a
+// lost race) and 429 (refused before doing anything, so not counted).
+func (m *Idempotency) Handle(c *fiber.Ctx) error {
+	key := c.Get(HeaderIdempotencyKey)
+	if key == "" || !isWrite(c.Method()) {
+		return c.Next()
+	}
+	if err := checkIdempotencyKey(key); err != nil {
+		return err
+	}
+	key = strings.Clone(key)
+	accountID := Actor(c).AccountID
+	claim, err := m.store.ClaimIdempotencyKey(c.UserContext(), accountID, key, fingerprint(c), m.lease)
+	if err != nil {
+		return err
+	}
+	if claim.Replay != nil {
+		return replay(c, claim.Replay)
+	}
+	done := false
+	defer func() {
+		if !done { // a panic: free the key for the client's retry
+			m.finish(c, accountID, key, claim.Token, false)
+		}
+	}()
+	if err := c.Next(); err != nil {
+		if err := c.App().ErrorHandler(c, err); err != nil {
+			return err
+		}
+	}
+	done = true
+	m.finish(c, accountID, key, claim.Token, storable(c.Response().StatusCode()))
+	return nil
+}
+
+// finish stores the answer or releases the claim. It outlives the
+// request's deadline: an answer already given must be kept for its
+// retries. A failure leaves the claim to go stale after the lease.
+func (m *Idempotency) finish(c *fiber.Ctx, accountID, key, token string, store bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 5*time.Second)
+	defer cancel()
+	var err error
+	if store {
+		res := c.Response()
+		headers := map[string]string{}
+		for _, h := range replayedHeaders {
+			if v := res.Header.Peek(h); len(v) > 0 {
+				headers[h] = string(v)
+			}
+		}
+		err = m.store.StoreIdempotentAnswer(ctx, accountID, key, token, res.StatusCode(), headers, append([]byte(nil), res.Body()...))
+	} else {
+		err = m.store.ReleaseIdempotencyKey(ctx, accountID, key, token)
+	}
+	if err != nil {
+		m.log.WarnContext(ctx, "idempotency key left claimed until its lease ends", "key", key, "err", err)
+	}
+}
+
+func storable(status int) bool {
+	return status < 500 && status != fiber.StatusConflict && status != fiber.StatusTooManyRequests
+}
+
+func replay(c *fiber.Ctx, stored *models.IdempotencyKey) error {
+	for name, value := range stored.ResponseHeaders {
+		c.Set(name, value)
+	}
+	c.Set(HeaderIdempotentReplayed, "true")
+	c.Status(stored.StatusCode)
+	c.Response().SetBody(stored.ResponseBody)
+	return nil
+}
+
+func isWrite(method string) bool {
+	switch method {
+	case fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// checkIdempotencyKey accepts 1 to 255 printable ASCII characters.
+func checkIdempotencyKey(key string) error {
+	if len(key) > 255 {
+		return models.InvalidField(HeaderIdempotencyKey, "must be at most 255 characters")
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return models.InvalidField(HeaderIdempotencyKey, "must be printable ASCII characters")
+		}
+	}
+	return nil
+}
+
+// fingerprint names the request a key was first used for: SHA-256 of its
+// method, path (with the query) and body.
+func fingerprint(c *fiber.Ctx) string {
+	h := sha256.New()
+	h.Write([]byte(c.Method() + "\n" + c.Path() + "?" + string(c.Request().URI().QueryString()) + "\n"))
+	h.Write(c.Body())
+	return hex.EncodeToString(h.Sum(nil))
+}
