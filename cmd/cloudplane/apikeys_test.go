@@ -11,7 +11,7 @@ import (
 )
 
 func TestAPIKeysCreateWithScopeAndExpiry(t *testing.T) {
-	dsn := modelstest.DSN(t)
+	dsn := migrated(t, modelstest.DSN(t))
 	owner(t, dsn, "owner@example.com")
 	store := openDB(t, dsn)
 	ctx := context.Background()
