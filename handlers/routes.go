@@ -18,6 +18,8 @@ func routes(app *fiber.App, cfg Config) {
 
 	a := api.New(cfg.Store)
 	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
+	// The API's own description needs no key, so it comes before the guard.
+	app.Get("/api/v1/openapi.json", api.OpenAPIDocument)
 	// A claim outlasts any request, which ends at its timeout.
 	idempotency := api.NewIdempotency(cfg.Store, 2*cfg.RequestTimeout, cfg.Log)
 	v1 := app.Group("/api/v1", guard.Authenticate, idempotency.Handle)

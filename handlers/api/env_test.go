@@ -26,7 +26,8 @@ type env struct {
 	app   *fiber.App
 	store *models.Store
 	clock *modelstest.Clock
-	spec  *apitest.Spec
+	spec  *apitest.Spec // the reference document, when ../shared is here
+	own   *apitest.Spec // cloudplane's own document, always
 	owner *models.User
 	key   string
 }
@@ -55,7 +56,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	store := modelstest.Open(t, append([]models.Option{models.WithClock(clock.Now)}, cfg.store...)...)
 	owner, key := modelstest.Owner(t, store, "owner@example.com")
 	app := handlers.New(handlers.Config{Store: store, Limits: cfg.limits})
-	return &env{t: t, app: app, store: store, clock: clock, spec: apitest.Optional(t), owner: owner, key: key}
+	return &env{t: t, app: app, store: store, clock: clock, spec: apitest.Optional(t), own: apitest.Cloudplane(t), owner: owner, key: key}
 }
 
 // listen serves the app on a loopback port until the test ends and
@@ -112,9 +113,17 @@ func (e *env) send(req *http.Request) *response {
 	r := &response{t: e.t, Status: res.StatusCode, Header: res.Header, Body: raw}
 	// Routes we do not serve are not in the document either.
 	if strings.HasPrefix(req.URL.Path, "/api/v1/") && r.code() != string(models.CodeRouteNotFound) {
-		e.spec.ValidateResponse(e.t, req.Method, req.URL.RequestURI(), r.Status, r.Header, r.Body)
+		e.validate(e.t, req.Method, req.URL.RequestURI(), r.Status, r.Header, r.Body)
 	}
 	return r
+}
+
+// validate checks an answer against the reference document and against
+// cloudplane's own.
+func (e *env) validate(tb testing.TB, method, uri string, status int, header http.Header, body []byte) {
+	tb.Helper()
+	e.spec.ValidateResponse(tb, method, uri, status, header, body)
+	e.own.ValidateResponse(tb, method, uri, status, header, body)
 }
 
 func encodeBody(t *testing.T, body any) io.Reader {

@@ -118,7 +118,7 @@ func fuzzEnv(t *testing.T, spec *apitest.Spec) *env {
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	store := modelstest.OpenAt(t, filepath.Join(dir, "fuzz.db"))
 	owner, key := modelstest.Owner(t, store, "owner@example.com")
-	return &env{t: t, app: handlers.New(handlers.Config{Store: store}), store: store, spec: spec, owner: owner, key: key}
+	return &env{t: t, app: handlers.New(handlers.Config{Store: store}), store: store, spec: spec, own: apitest.Cloudplane(t), owner: owner, key: key}
 }
 
 // fuzzFixtures makes the objects the bodies change, as cheaply as the

@@ -67,7 +67,7 @@ func (e *env) parallel(n int, req func(i int) (method, path string, body any)) m
 			defer res.Body.Close()
 			outcomes[i].status = res.StatusCode
 			outcomes[i].body, outcomes[i].err = io.ReadAll(res.Body)
-			e.spec.ValidateResponse(e.t, requests[i].Method, requests[i].URL.RequestURI(), res.StatusCode, res.Header, outcomes[i].body)
+			e.validate(e.t, requests[i].Method, requests[i].URL.RequestURI(), res.StatusCode, res.Header, outcomes[i].body)
 		}()
 	}
 	close(start)

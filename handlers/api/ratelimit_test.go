@@ -237,7 +237,7 @@ func (e *env) sendFrom(ip, key, url string) *response {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.spec.ValidateResponse(e.t, req.Method, req.URL.RequestURI(), res.StatusCode, res.Header, raw)
+	e.validate(e.t, req.Method, req.URL.RequestURI(), res.StatusCode, res.Header, raw)
 	return &response{t: e.t, Status: res.StatusCode, Header: res.Header, Body: raw}
 }
 

@@ -41,6 +41,9 @@ type Spec struct {
 	doc    *openapi3.T
 	router routers.Router
 	path   string
+	// own marks cloudplane's own document, which describes every answer
+	// itself: no aliases, no contract deviations, and headers checked.
+	own bool
 }
 
 // The document is parsed once per test binary: it is large and immutable.
@@ -110,6 +113,40 @@ func settle(tb testing.TB, s *Spec, path string, err error, explicit bool) *Spec
 	}
 	return nil
 }
+
+// ownRelPath is cloudplane's own document, relative to the repository root.
+const ownRelPath = "handlers/api/openapi.json"
+
+var (
+	ownOnce sync.Once
+	ownSpec *Spec
+	ownErr  error
+)
+
+// Cloudplane returns cloudplane's own OpenAPI document, the one served at
+// /api/v1/openapi.json. It is part of the repository, so it never skips:
+// a document that is missing or does not parse fails tb.
+func Cloudplane(tb testing.TB) *Spec {
+	tb.Helper()
+	ownOnce.Do(func() {
+		root, err := repoRoot()
+		if err != nil {
+			ownErr = err
+			return
+		}
+		ownSpec, ownErr = load(filepath.Join(root, ownRelPath))
+		if ownErr == nil {
+			ownSpec.own = true
+		}
+	})
+	if ownErr != nil {
+		tb.Fatalf("apitest: loading cloudplane's OpenAPI document: %v", ownErr)
+	}
+	return ownSpec
+}
+
+// Document is the parsed document.
+func (s *Spec) Document() *openapi3.T { return s.doc }
 
 // Path is the file the document was loaded from.
 func (s *Spec) Path() string { return s.path }
