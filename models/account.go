@@ -30,6 +30,8 @@ type Account struct {
 	GlobalRules         []FirewallRule `gorm:"serializer:json;not null"`
 	CreatedAt           time.Time      `gorm:"not null"`
 	UpdatedAt           time.Time      `gorm:"not null"`
+
+	FabricPartitionQuota int `gorm:"not null"`
 }
 
 // Active reports whether the account may use the API.
@@ -83,6 +85,8 @@ type UpdateAccountInput struct {
 	BillingAddressValid *bool
 	FilesystemQuota     *int
 	RulesetQuota        *int
+
+	FabricPartitionQuota *int
 }
 
 // Validate checks the operator's values.
@@ -96,6 +100,9 @@ func (in UpdateAccountInput) Validate() error {
 	}
 	if in.RulesetQuota != nil && *in.RulesetQuota < 0 {
 		f.Add("ruleset_quota", "must not be negative")
+	}
+	if in.FabricPartitionQuota != nil && *in.FabricPartitionQuota < 0 {
+		f.Add("fabric_partition_quota", "must not be negative")
 	}
 	return f.Err()
 }
@@ -131,6 +138,9 @@ func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in
 		}
 		if in.RulesetQuota != nil {
 			a.RulesetQuota, changes["ruleset_quota"] = *in.RulesetQuota, *in.RulesetQuota
+		}
+		if in.FabricPartitionQuota != nil {
+			a.FabricPartitionQuota, changes["fabric_partition_quota"] = *in.FabricPartitionQuota, *in.FabricPartitionQuota
 		}
 		a.UpdatedAt = s.Now()
 		columns := maps.Clone(changes)

@@ -23,6 +23,8 @@ type Config struct {
 	// Quotas a new account starts with.
 	DefaultFilesystemQuota int
 	DefaultRulesetQuota    int
+	// DefaultFabricPartitionQuota: what the migration gave existing accounts.
+	DefaultFabricPartitionQuota int
 	// PasswordCost is the bcrypt cost; tests lower it.
 	PasswordCost int
 	// PasswordHashers bounds the bcrypt operations running at once (0:
@@ -57,6 +59,8 @@ func DefaultConfig() Config {
 		SessionMaxAge:          7 * 24 * time.Hour,
 
 		WebhookEndpointConcurrency: DefaultWebhookEndpointConcurrency,
+
+		DefaultFabricPartitionQuota: 10,
 	}
 }
 
