@@ -28,6 +28,10 @@ func routes(app *fiber.App, cfg Config) {
 	v1.Post("/filesystems", a.CreateFilesystem)
 	v1.Delete("/filesystems/:id", a.DeleteFilesystem)
 
+	v1.Post("/fabric", a.CreateFabricPartition)
+	v1.Post("/fabric/:id", a.RenameFabricPartition)
+	v1.Delete("/fabric/:id", a.DeleteFabricPartition)
+
 	v1.Get("/firewall-rules", a.InboundFirewallRules)
 	v1.Put("/firewall-rules", a.ReplaceInboundFirewallRules)
 	v1.Get("/firewall-rulesets", a.FirewallRulesets)
