@@ -100,6 +100,13 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/filesystems/:id/delete", web.RequireUser, w.ConfirmDeleteFilesystem)
 	app.Post("/filesystems/:id/delete", web.RequireUser, w.DeleteFilesystem)
 
+	app.Get("/fabric", web.RequireUser, w.FabricPartitions)
+	app.Post("/fabric", web.RequireUser, w.CreateFabricPartition)
+	app.Get("/fabric/:id/rename", web.RequireUser, w.RenameFabricPartitionForm)
+	app.Post("/fabric/:id/rename", web.RequireUser, w.RenameFabricPartition)
+	app.Get("/fabric/:id/delete", web.RequireUser, w.ConfirmDeleteFabricPartition)
+	app.Post("/fabric/:id/delete", web.RequireUser, w.DeleteFabricPartition)
+
 	app.Get("/firewall", web.RequireUser, w.InboundRules)
 	app.Post("/firewall", web.RequireUser, w.SaveInboundRules)
 	app.Get("/firewall/global", web.RequireUser, w.GlobalRules)

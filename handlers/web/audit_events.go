@@ -17,6 +17,7 @@ var auditResourceTypes = []views.Option{
 	{Value: "cloud.instance", Label: "Instances"},
 	{Value: "cloud.ssh_key", Label: "SSH keys"},
 	{Value: "cloud.filesystem", Label: "Filesystems"},
+	{Value: "cloud.fabric_partition", Label: "Fabric partitions"},
 	{Value: "cloud.firewall_ruleset", Label: "Firewall rulesets"},
 	{Value: "cloud.global_firewall_ruleset", Label: "Global firewall ruleset"},
 	{Value: "cloud.firewall_rules", Label: "Inbound firewall rules"},

@@ -117,6 +117,10 @@ var eventSummaries = map[string]string{
 	"webhook updated":              "Webhook changed",
 	"webhook tested":               "Webhook test event sent",
 	"webhook_delivery redelivered": "Webhook deliveries queued again",
+
+	"fabric_partition created": "Fabric partition created",
+	"fabric_partition updated": "Fabric partition renamed",
+	"fabric_partition deleted": "Fabric partition deleted",
 }
 
 // eventsNamedByID are the resources whose events may not carry a name:
