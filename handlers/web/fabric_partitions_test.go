@@ -86,6 +86,8 @@ func TestCreateFabricPartitionShowsErrorsBesideTheField(t *testing.T) {
 	if n := modelstest.AuditCount(t, e.store, *ada.AccountID, "fabric_partition"); n != 1 {
 		t.Fatalf("%d fabric_partition events, want the one create", n)
 	}
+	b.get("/").expect(http.StatusOK).contains(`href="/fabric"`, "Your fabric partitions quota is reached",
+		"You have 1 of 1 fabric partitions")
 }
 
 func TestRenameFabricPartition(t *testing.T) {
