@@ -361,7 +361,7 @@ func RenameFabricPartitionPage(v RenameFabricPartition) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = FieldInput(Field{Name: "name", Label: "New name", Value: v.Form.Value("name"), Error: v.Form.Error("name"),
+		templ_7745c5c3_Err = FieldInput(Field{Name: "new_name", Label: "New name", Value: v.Form.Value("new_name"), Error: v.Form.Error("new_name"),
 			Hint: "Lower-case letters, digits and hyphens, starting with a letter or digit.", MaxLength: 32, Required: true, Autofocus: true}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

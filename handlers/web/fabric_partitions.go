@@ -64,7 +64,7 @@ func (h *Handlers) RenameFabricPartitionForm(c *fiber.Ctx) error {
 		return err
 	}
 	v := views.RenameFabricPartition{ID: p.ID, Current: p.Name, CSRF: csrfToken(c),
-		Form: views.Form{Values: map[string]string{"name": p.Name}}, InDialog: c.Get("HX-Target") == "dialog"}
+		Form: views.Form{Values: map[string]string{"new_name": p.Name}}, InDialog: c.Get("HX-Target") == "dialog"}
 	if v.InDialog {
 		return renderAlone(c, views.RenameFabricPartitionPage(v))
 	}
@@ -72,13 +72,15 @@ func (h *Handlers) RenameFabricPartitionForm(c *fiber.Ctx) error {
 }
 
 // RenameFabricPartition renames a partition and returns to the list, or
-// shows the form again (as a page) with the reason beside the name.
+// shows the form again (as a page) with the reason beside the name. The
+// field is new_name, so that its id differs from the create form's name
+// field on the page the dialog opens over.
 func (h *Handlers) RenameFabricPartition(c *fiber.Ctx) error {
-	form := views.Form{Values: formValues(c, "name")}
+	form := views.Form{Values: formValues(c, "new_name")}
 	p, err := h.store.RenameFabricPartition(c.UserContext(), actor(c), c.Params("id"),
-		models.RenameFabricPartitionInput{Name: form.Value("name")})
+		models.RenameFabricPartitionInput{Name: form.Value("new_name")})
 	if err != nil {
-		status, err := formError(err, &form)
+		status, err := formErrorAt(err, &form, map[string]string{"name": "new_name"})
 		if err != nil {
 			return err
 		}

@@ -104,12 +104,12 @@ func TestRenameFabricPartition(t *testing.T) {
 	b.get(form).expect(http.StatusOK).contains("Rename “old-name”", "data-dialog-close").lacks("<!doctype html>", "site-header")
 	b.header.Del("HX-Target")
 
-	b.post(form, url.Values{"name": {"taken"}}).expect(http.StatusUnprocessableEntity).
-		fieldError("name", "New name is already used in this region.").contains(`value="taken"`, "Rename “old-name”")
-	b.post(form, url.Values{"name": {"Bad"}}).expect(http.StatusUnprocessableEntity).contains(`aria-invalid="true"`)
+	b.post(form, url.Values{"new_name": {"taken"}}).expect(http.StatusUnprocessableEntity).
+		fieldError("new_name", "New name is already used in this region.").contains(`value="taken"`, "Rename “old-name”")
+	b.post(form, url.Values{"new_name": {"Bad"}}).expect(http.StatusUnprocessableEntity).contains(`aria-invalid="true"`)
 
 	e.clock.Advance(time.Second)
-	b.post(form, url.Values{"name": {"new-name"}}).expect(http.StatusSeeOther).redirectsTo("/fabric")
+	b.post(form, url.Values{"new_name": {"new-name"}}).expect(http.StatusSeeOther).redirectsTo("/fabric")
 	b.get("/fabric").expect(http.StatusOK).contains("Fabric partition renamed “new-name”.", `<td class="cell-strong">new-name</td>`).
 		lacks(">old-name<")
 	ev := e.events(ada, 1)[0]
@@ -157,7 +157,7 @@ func TestFabricPartitionsOfAnotherAccount(t *testing.T) {
 	bob.get("/fabric").expect(http.StatusOK).lacks("adas-part")
 	for _, path := range []string{"/fabric/" + p.ID + "/rename", "/fabric/" + p.ID + "/delete"} {
 		bob.get(path).expect(http.StatusNotFound).lacks("adas-part")
-		bob.post(path, url.Values{"name": {"bobs"}}).expect(http.StatusNotFound).lacks("adas-part")
+		bob.post(path, url.Values{"new_name": {"bobs"}}).expect(http.StatusNotFound).lacks("adas-part")
 	}
 	bob.post("/fabric/adas-part/delete", nil).expect(http.StatusNotFound)
 	bob.post("/fabric", url.Values{"name": {"adas-part"}, "region": {"us-east-1"}}).expect(http.StatusSeeOther)
@@ -167,12 +167,12 @@ func TestFabricPartitionsOfAnotherAccount(t *testing.T) {
 	s.get("/").expect(http.StatusOK).lacks(`href="/fabric"`)
 	for _, path := range []string{"/fabric", "/fabric/" + p.ID + "/rename", "/fabric/" + p.ID + "/delete"} {
 		s.get(path).expect(http.StatusForbidden).lacks("adas-part")
-		s.post(path, url.Values{"name": {"x"}, "region": {"us-east-1"}}).expect(http.StatusForbidden)
+		s.post(path, url.Values{"name": {"x"}, "new_name": {"x"}, "region": {"us-east-1"}}).expect(http.StatusForbidden)
 	}
 
 	a := e.signedIn("ada@example.com")
 	for _, path := range []string{"/fabric", "/fabric/" + p.ID + "/rename", "/fabric/" + p.ID + "/delete"} {
-		a.post(path, url.Values{"csrf_token": {strings.Repeat("0", 64)}, "name": {"changed"}, "region": {"us-east-1"}}).
+		a.post(path, url.Values{"csrf_token": {strings.Repeat("0", 64)}, "name": {"changed"}, "new_name": {"changed"}, "region": {"us-east-1"}}).
 			expect(http.StatusForbidden).contains("This form has expired")
 	}
 	a.get("/fabric").expect(http.StatusOK).contains("adas-part").lacks("changed")
