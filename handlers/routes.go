@@ -32,6 +32,10 @@ func routes(app *fiber.App, cfg Config) {
 	v1.Post("/filesystems", a.CreateFilesystem)
 	v1.Delete("/filesystems/:id", a.DeleteFilesystem)
 
+	v1.Post("/fabric", a.CreateFabricPartition)
+	v1.Post("/fabric/:id", a.RenameFabricPartition)
+	v1.Delete("/fabric/:id", a.DeleteFabricPartition)
+
 	v1.Get("/firewall-rules", a.InboundFirewallRules)
 	v1.Put("/firewall-rules", a.ReplaceInboundFirewallRules)
 	v1.Get("/firewall-rulesets", a.FirewallRulesets)
@@ -122,6 +126,13 @@ func routes(app *fiber.App, cfg Config) {
 	app.Post("/filesystems", web.RequireUser, w.CreateFilesystem)
 	app.Get("/filesystems/:id/delete", web.RequireUser, w.ConfirmDeleteFilesystem)
 	app.Post("/filesystems/:id/delete", web.RequireUser, w.DeleteFilesystem)
+
+	app.Get("/fabric", web.RequireUser, w.FabricPartitions)
+	app.Post("/fabric", web.RequireUser, w.CreateFabricPartition)
+	app.Get("/fabric/:id/rename", web.RequireUser, w.RenameFabricPartitionForm)
+	app.Post("/fabric/:id/rename", web.RequireUser, w.RenameFabricPartition)
+	app.Get("/fabric/:id/delete", web.RequireUser, w.ConfirmDeleteFabricPartition)
+	app.Post("/fabric/:id/delete", web.RequireUser, w.DeleteFabricPartition)
 
 	app.Get("/firewall", web.RequireUser, w.InboundRules)
 	app.Post("/firewall", web.RequireUser, w.SaveInboundRules)

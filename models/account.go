@@ -34,6 +34,8 @@ type Account struct {
 	// of a list adds one.
 	InboundRulesVersion int64 `gorm:"not null;default:1"`
 	GlobalRulesVersion  int64 `gorm:"not null;default:1"`
+
+	FabricPartitionQuota int `gorm:"not null"`
 }
 
 // Active reports whether the account may use the API.
@@ -87,6 +89,8 @@ type UpdateAccountInput struct {
 	BillingAddressValid *bool
 	FilesystemQuota     *int
 	RulesetQuota        *int
+
+	FabricPartitionQuota *int
 }
 
 // Validate checks the operator's values.
@@ -100,6 +104,9 @@ func (in UpdateAccountInput) Validate() error {
 	}
 	if in.RulesetQuota != nil && *in.RulesetQuota < 0 {
 		f.Add("ruleset_quota", "must not be negative")
+	}
+	if in.FabricPartitionQuota != nil && *in.FabricPartitionQuota < 0 {
+		f.Add("fabric_partition_quota", "must not be negative")
 	}
 	return f.Err()
 }
@@ -161,6 +168,9 @@ func (s *Store) updateAccount(ctx context.Context, actor Actor, in UpdateAccount
 		}
 		if in.RulesetQuota != nil && *in.RulesetQuota != a.RulesetQuota {
 			a.RulesetQuota, changes["ruleset_quota"] = *in.RulesetQuota, *in.RulesetQuota
+		}
+		if in.FabricPartitionQuota != nil && *in.FabricPartitionQuota != a.FabricPartitionQuota {
+			a.FabricPartitionQuota, changes["fabric_partition_quota"] = *in.FabricPartitionQuota, *in.FabricPartitionQuota
 		}
 		out = a
 		if len(changes) == 0 {

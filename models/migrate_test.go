@@ -132,7 +132,7 @@ func TestMigrateRefusesNewerDatabase(t *testing.T) {
 // gormModels are the structs GORM reads and writes, one per table.
 var gormModels = []any{
 	&models.Setting{}, &models.Account{}, &models.User{}, &models.APIKey{}, &models.AuditEvent{},
-	&models.Filesystem{}, &models.FirewallRuleset{},
+	&models.Filesystem{}, &models.FirewallRuleset{}, &models.FabricPartition{},
 	&models.Instance{}, &models.InstanceFilesystem{}, &models.InstanceRuleset{},
 	&models.SSHKey{}, &models.CapacityLock{}, &models.AccountVersion{},
 	&models.Session{},

@@ -12,6 +12,8 @@ type AccountOverview struct {
 	Instances   int64 // booting, active or unhealthy
 	Filesystems int64
 	Rulesets    int64
+
+	FabricPartitions int64
 }
 
 // quotaNearShare is the share of a quota from which the dashboard warns.
@@ -43,6 +45,7 @@ func (s *Store) AccountOverview(ctx context.Context, actor Actor) (*AccountOverv
 		{&o.Instances, &Instance{}, "status IN ?", []any{instanceInUseStatuses}},
 		{&o.Filesystems, &Filesystem{}, "", nil},
 		{&o.Rulesets, &FirewallRuleset{}, "", nil},
+		{&o.FabricPartitions, &FabricPartition{}, "", nil},
 	}
 	for _, c := range counts {
 		q := s.read(ctx).Model(c.model).Where("account_id = ?", a.ID)

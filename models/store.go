@@ -28,6 +28,8 @@ type Config struct {
 	// means DefaultAttachmentCountQuota and DefaultAttachmentBytesQuota.
 	AttachmentCountQuota int
 	AttachmentBytesQuota int64
+	// DefaultFabricPartitionQuota: what the migration gave existing accounts.
+	DefaultFabricPartitionQuota int
 	// PasswordCost is the bcrypt cost; tests lower it.
 	PasswordCost int
 	// PasswordHashers bounds the bcrypt operations running at once (0:
@@ -65,6 +67,8 @@ func DefaultConfig() Config {
 		SessionMaxAge:          7 * 24 * time.Hour,
 
 		WebhookEndpointConcurrency: DefaultWebhookEndpointConcurrency,
+
+		DefaultFabricPartitionQuota: 10,
 	}
 }
 

@@ -123,6 +123,8 @@ func (s *Store) insertUser(tx *gorm.DB, actor Actor, u *User) error {
 			FilesystemQuota: s.cfg.DefaultFilesystemQuota, RulesetQuota: s.cfg.DefaultRulesetQuota,
 			InboundRules: []FirewallRule{DefaultInboundRule()}, GlobalRules: []FirewallRule{},
 			CreatedAt: u.CreatedAt, UpdatedAt: u.CreatedAt,
+
+			FabricPartitionQuota: s.cfg.DefaultFabricPartitionQuota,
 		}
 		if err := tx.Create(&a).Error; err != nil {
 			return err

@@ -145,6 +145,7 @@ func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error 
 	billing := fs.String("billing-address", "", "valid or invalid")
 	fsQuota := fs.String("filesystem-quota", "", "most filesystems the account may have")
 	rsQuota := fs.String("ruleset-quota", "", "most firewall rulesets the account may have")
+	fpQuota := fs.String("fabric-partition-quota", "", "most fabric partitions the account may have")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -170,6 +171,9 @@ func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error 
 	if in.RulesetQuota, err = optionalInt("ruleset-quota", *rsQuota); err != nil {
 		return err
 	}
+	if in.FabricPartitionQuota, err = optionalInt("fabric-partition-quota", *fpQuota); err != nil {
+		return err
+	}
 	store, err := openStore(ctx, *dsn)
 	if err != nil {
 		return err
@@ -183,8 +187,8 @@ func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error 
 	if !a.BillingAddressValid {
 		billingState = "invalid"
 	}
-	fmt.Fprintf(stdout, "account %s: status %s, billing address %s, filesystem quota %d, ruleset quota %d\n",
-		a.ID, a.Status, billingState, a.FilesystemQuota, a.RulesetQuota)
+	fmt.Fprintf(stdout, "account %s: status %s, billing address %s, filesystem quota %d, ruleset quota %d, fabric partition quota %d\n",
+		a.ID, a.Status, billingState, a.FilesystemQuota, a.RulesetQuota, a.FabricPartitionQuota)
 	return nil
 }
 

@@ -21,8 +21,22 @@ import (
 // apiGet answers GET path on base with key, failing the test unless 200.
 func apiGet(t *testing.T, base, key, path string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	return apiCall(t, http.MethodGet, base, key, path, "")
+}
+
+// apiPost posts a JSON body and returns the 200 answer's body.
+func apiPost(t *testing.T, base, key, path, body string) string {
+	t.Helper()
+	return apiCall(t, http.MethodPost, base, key, path, body)
+}
+
+func apiCall(t *testing.T, method, base, key, path, reqBody string) string {
+	t.Helper()
+	req, _ := http.NewRequest(method, base+path, strings.NewReader(reqBody))
 	req.Header.Set("Authorization", "Bearer "+key)
+	if reqBody != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +44,7 @@ func apiGet(t *testing.T, base, key, path string) string {
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
+		t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, body)
 	}
 	return string(body)
 }
@@ -172,6 +186,11 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 		t.Fatal(err)
 	}
 	withFile := attachFile(t, store, actor)
+	partition, err := store.CreateFabricPartition(context.Background(), actor, models.CreateFabricPartitionInput{
+		Name: "moving", Region: "us-west-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	target, drop, err := modelstest.CreatePostgresDB(base)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +198,7 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 	t.Cleanup(func() { _ = drop() })
 
 	out := mustCLI(t, "copy", "--from", live, "--to", target)
-	if !strings.Contains(out, "row counts match") || !strings.Contains(out, "filesystems") {
+	if !strings.Contains(out, "row counts match") || !strings.Contains(out, "filesystems") || !strings.Contains(out, "fabric_partitions") {
 		t.Fatalf("copy said:\n%s", out)
 	}
 	if _, errOut, code := cli(t, "copy", "--from", live, "--to", target); code == 0 || !strings.Contains(errOut, "fresh database") {
@@ -197,6 +216,11 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 		t.Fatalf("copied server lacks the ticket: %s", body)
 	}
 	expectAttachment(t, srv, key, withFile)
+	// The partition came across: the copied server renames it, in its region.
+	if body := apiPost(t, srv, key, "/api/v1/fabric/"+partition.ID, `{"name": "moved"}`); !strings.Contains(body, `"name":"moved"`) ||
+		!strings.Contains(body, `"region":{"name":"us-west-1"`) {
+		t.Fatalf("copied server lacks the fabric partition: %s", body)
+	}
 }
 
 // afterPrefix returns the text after the first line starting with prefix.

@@ -33,8 +33,8 @@ func TestUserAndKeyLifecycle(t *testing.T) {
 		t.Fatalf("revoking twice succeeded: %+v", r)
 	}
 	r = cliEnv(t, nil, "accounts", "update", "--database", db, "--email", "ada@example.com",
-		"--status", "inactive", "--billing-address", "invalid", "--filesystem-quota", "3", "--ruleset-quota", "4")
-	if r.exit != 0 || !strings.Contains(r.stdout, "status inactive, billing address invalid, filesystem quota 3, ruleset quota 4") {
+		"--status", "inactive", "--billing-address", "invalid", "--filesystem-quota", "3", "--ruleset-quota", "4", "--fabric-partition-quota", "5")
+	if r.exit != 0 || !strings.Contains(r.stdout, "status inactive, billing address invalid, filesystem quota 3, ruleset quota 4, fabric partition quota 5") {
 		t.Fatalf("accounts update: %+v", r)
 	}
 }

@@ -106,6 +106,9 @@ func TestOwnedResourcesNeedAnActiveAccount(t *testing.T) {
 		{http.MethodGet, "/api/v1/firewall-rulesets/" + id},
 		{http.MethodPatch, "/api/v1/firewall-rulesets/" + id},
 		{http.MethodDelete, "/api/v1/firewall-rulesets/" + id},
+		{http.MethodPost, "/api/v1/fabric"},
+		{http.MethodPost, "/api/v1/fabric/" + id},
+		{http.MethodDelete, "/api/v1/fabric/" + id},
 	}
 	for _, ep := range endpoints {
 		e.doAs("", ep.method, ep.path, `{}`).expectError(http.StatusUnauthorized, models.CodeInvalidAPIKey)

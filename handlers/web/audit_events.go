@@ -18,6 +18,7 @@ var auditResourceLabels = map[string]string{
 	"instance":                "Instances",
 	"ssh_key":                 "SSH keys",
 	"filesystem":              "Filesystems",
+	"fabric_partition":        "Fabric partitions",
 	"firewall_ruleset":        "Firewall rulesets",
 	"global_firewall_ruleset": "Global firewall ruleset",
 	"firewall_rules":          "Inbound firewall rules",

@@ -48,6 +48,7 @@ func resourceCounts(o *models.AccountOverview) []views.ResourceCount {
 		{Label: "Filesystems", Count: o.Filesystems, Quota: o.Account.FilesystemQuota, HasQuota: true, Href: "/filesystems"},
 		{Label: "Firewall rulesets", Count: o.Rulesets, Quota: o.Account.RulesetQuota, HasQuota: true, Href: "/firewall/rulesets"},
 		{Label: "SSH keys", Count: o.SSHKeys, Href: "/ssh-keys"},
+		{Label: "Fabric partitions", Count: o.FabricPartitions, Quota: o.Account.FabricPartitionQuota, HasQuota: true, Href: "/fabric"},
 		{Label: "API keys", Count: o.APIKeys, Href: "/api-keys"},
 	}
 }
@@ -70,6 +71,7 @@ func accountAlerts(o *models.AccountOverview) []views.Alert {
 	}{
 		{"filesystems", o.Filesystems, o.Account.FilesystemQuota},
 		{"firewall rulesets", o.Rulesets, o.Account.RulesetQuota},
+		{"fabric partitions", o.FabricPartitions, o.Account.FabricPartitionQuota},
 	} {
 		if !models.NearQuota(q.used, q.quota) {
 			continue
@@ -125,6 +127,10 @@ var eventSummaries = map[string]string{
 	"webhook secret_revealed":      "Webhook signing secret revealed",
 	"webhook tested":               "Webhook test event sent",
 	"webhook_delivery redelivered": "Webhook deliveries queued again",
+
+	"fabric_partition created": "Fabric partition created",
+	"fabric_partition updated": "Fabric partition renamed",
+	"fabric_partition deleted": "Fabric partition deleted",
 }
 
 // eventsNamedByID are the resources whose events may not carry a name:
