@@ -1,4 +1,4 @@
--- 0003_actor_role_one_time_values: the role the actor of an audit event
+-- 0004_actor_role_one_time_values: the role the actor of an audit event
 -- had, so the dashboard can say "Support" rather than "Another user";
 -- events recorded before this step get the role their actor_lrn implies (a
 -- user's current role). And a session's one-time value: a result shown on

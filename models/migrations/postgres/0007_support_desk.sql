@@ -1,4 +1,4 @@
--- 0003_support_desk: the support desk. A ticket may be assigned to a support
+-- 0007_support_desk: the support desk. A ticket may be assigned to a support
 -- user; ticket_activities is the ticket's thread beside its comments:
 -- status and assignment changes (which owners see) and internal notes
 -- (which only staff see), numbered per ticket like comments.

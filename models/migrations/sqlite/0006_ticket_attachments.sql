@@ -1,4 +1,4 @@
--- 0003_ticket_attachments: files attached to support tickets. The bytes
+-- 0006_ticket_attachments: files attached to support tickets. The bytes
 -- live in the database (ticket_attachment_contents), so that every replica
 -- serves them and backups and `cloudplane copy` carry them; they are kept
 -- apart from the metadata so that listing never reads a file.

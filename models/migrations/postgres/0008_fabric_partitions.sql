@@ -1,4 +1,4 @@
--- 0003_fabric_partitions: partitions of the compute fabric, one table, and
+-- 0008_fabric_partitions: partitions of the compute fabric, one table, and
 -- the account's quota of them (existing accounts get the default, 10; the
 -- column keeps no default, since an account is always created with its
 -- quota). Released: never edit; add a step.

@@ -1,4 +1,4 @@
--- 0003_retries_versions_key_scopes: stored answers for Idempotency-Key
+-- 0009_retries_versions_key_scopes: stored answers for Idempotency-Key
 -- retries; version counters behind the rule lists' ETags; scoped,
 -- expiring API keys. Released: never edit; add a step.
 
