@@ -59,6 +59,7 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 	}
 	params["/tickets/"+tk.ID+"/attachments"] = attachments[0]
 	params["/accounts"] = *ada.AccountID
+	params["/fabric"] = e.partition(ada, "train", "us-east-1").ID
 	// Support pages are walked by support staff.
 	e.user("help@example.com", models.RoleSupport)
 	support := e.signedIn("help@example.com")
