@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"time"
@@ -42,11 +43,50 @@ func (s *Store) trackEndpointFailures(tx *gorm.DB, records []AttemptRecord) erro
 			return err
 		}
 		if len(since) == 1 && !since[0].After(now.Add(-WebhookFailingLimit)) {
-			reason := "every delivery attempt failed for 5 days (since " + since[0].UTC().Format(time.RFC3339) + ")"
-			if err := s.disableEndpoint(tx, endpointID, reason); err != nil {
+			if err := s.disableEndpoint(tx, endpointID, failingReason(since[0])); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// DisableFailingWebhookEndpoints disables every enabled endpoint whose
+// attempts have all failed for WebhookFailingLimit. Recording an attempt
+// already does this, but once an endpoint's retries run out no attempt
+// comes to notice the limit; the retention job calls this so such an
+// endpoint is switched off (and its owner told) without waiting for the
+// next event. It returns how many it disabled.
+func (s *Store) DisableFailingWebhookEndpoints(ctx context.Context) (int, error) {
+	var ids []string
+	cutoff := s.Now().Add(-WebhookFailingLimit)
+	if err := s.read(ctx).Model(&WebhookEndpoint{}).
+		Where("enabled = ? AND failing_since IS NOT NULL AND failing_since <= ?", true, cutoff).
+		Order("id").Limit(1000).Pluck("id", &ids).Error; err != nil {
+		return 0, translate(err)
+	}
+	disabled := 0
+	for _, id := range ids {
+		err := s.write(ctx, func(tx *gorm.DB) error {
+			// Read again under the write: a success may have cleared it.
+			var since []time.Time
+			if err := tx.Model(&WebhookEndpoint{}).Where("id = ? AND enabled = ?", id, true).
+				Pluck("failing_since", &since).Error; err != nil {
+				return err
+			}
+			if len(since) != 1 || since[0].After(cutoff) {
+				return nil
+			}
+			disabled++
+			return s.disableEndpoint(tx, id, failingReason(since[0]))
+		})
+		if err != nil {
+			return disabled, err
+		}
+	}
+	return disabled, nil
+}
+
+func failingReason(since time.Time) string {
+	return "every delivery attempt failed for 5 days (since " + since.UTC().Format(time.RFC3339) + ")"
 }

@@ -229,3 +229,42 @@ func TestEndpointFailingForDaysIsDisabled(t *testing.T) {
 		t.Fatalf("failing since %v after enabling", got.FailingSince)
 	}
 }
+
+// An endpoint whose retries ran out gets no attempt to notice the limit;
+// the retention job's sweep disables it once its failures are 5 days old,
+// and leaves alone the endpoints failing for less or not at all.
+func TestSweepDisablesEndpointsFailingWithoutNewAttempts(t *testing.T) {
+	h := newHarness(t, webhooks.Config{Schedule: []time.Duration{}}) // one attempt per event
+	failing := newReceiver(t, status(http.StatusInternalServerError))
+	healthy := newReceiver(t, status(http.StatusOK))
+	e, _ := h.webhook(failing.URL)
+	other := h.endpoint(healthy.URL)
+	h.start()
+	h.ticket("t")
+	h.next()
+	h.next()
+
+	h.clock.Advance(models.WebhookFailingLimit - time.Minute)
+	if n, err := h.store.DisableFailingWebhookEndpoints(h.ctx); err != nil || n != 0 {
+		t.Fatalf("before the limit: disabled %d, %v", n, err)
+	}
+	h.clock.Advance(time.Minute)
+	if n, err := h.store.DisableFailingWebhookEndpoints(h.ctx); err != nil || n != 1 {
+		t.Fatalf("at the limit: disabled %d, %v", n, err)
+	}
+	got, _ := h.store.WebhookEndpoint(h.ctx, h.owner, e.ID)
+	if got.Enabled || !strings.Contains(got.DisabledReason, "failed for 5 days") {
+		t.Fatalf("after the sweep: %+v", got)
+	}
+	if o, _ := h.store.WebhookEndpoint(h.ctx, h.owner, other.ID); !o.Enabled {
+		t.Fatal("the healthy endpoint was disabled too")
+	}
+	if n, err := h.store.DisableFailingWebhookEndpoints(h.ctx); err != nil || n != 0 {
+		t.Fatalf("a second sweep disabled %d, %v", n, err)
+	}
+	var events int64
+	h.store.DB().Model(&models.AuditEvent{}).Where("resource_name = ? AND action = ?", "webhook", "disabled").Count(&events)
+	if events != 1 {
+		t.Fatalf("%d disabled events, want 1", events)
+	}
+}
