@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -183,7 +184,20 @@ func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	if s.writer != nil {
 		return translate(s.writer.run(ctx, fn))
 	}
-	return translate(s.db.WithContext(ctx).Transaction(fn))
+	err := s.db.WithContext(ctx).Transaction(fn)
+	// A pooled connection that turns out dead (pgx closes one whose
+	// context ended mid-query; database/sql may hand it out once more)
+	// is not the caller's failure. ErrBadConn promises nothing was sent,
+	// so the transaction runs again on another connection.
+	for retry := 0; retry < 2 && errors.Is(err, driver.ErrBadConn) && ctx.Err() == nil; retry++ {
+		err = s.db.WithContext(ctx).Transaction(fn)
+	}
+	if _, domain := AsError(err); err != nil && !domain && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// pgx may close the connection when the context ends mid-COMMIT
+		// and report only "conn closed"; the caller's context is the cause.
+		err = fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
+	return translate(err)
 }
 
 // read returns a session for queries outside a transaction. Nothing

@@ -164,7 +164,7 @@ func TestBatchedWritesCommitExactlyTheSucceedingChanges(t *testing.T) {
 		case "ok":
 			want = append(want, i)
 			if err != nil {
-				t.Errorf("change %d: %v", i, err)
+				t.Errorf("change %d: %v (%v)", i, err, errors.Unwrap(err))
 			}
 		case "error":
 			if !errors.Is(err, errRefused) {
@@ -216,7 +216,7 @@ func TestBatchedWritesRunInArrivalOrder(t *testing.T) {
 				return nil
 			})
 			if err != nil {
-				t.Errorf("change %d: %v", i, err)
+				t.Errorf("change %d: %v (%v)", i, err, errors.Unwrap(err))
 			}
 		})
 		waitQueued(t, store, i+1)
