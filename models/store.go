@@ -179,7 +179,9 @@ func (s *Store) Close() error {
 //
 // fn must use only tx: a read through s.read inside it would hold one
 // connection while waiting for another, and a nested write would wait for
-// itself. TestManyClientsOnASmallPoolAllFinish catches both.
+// itself. TestManyClientsOnASmallPoolAllFinish catches both. fn may run
+// more than once (on PostgreSQL, again on a fresh connection when the
+// pooled one was dead), so it only assigns what it leaves outside tx.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	if s.writer != nil {
 		return translate(s.writer.run(ctx, fn))

@@ -67,7 +67,9 @@ func (s *Store) DisableFailingWebhookEndpoints(ctx context.Context) (int, error)
 	}
 	disabled := 0
 	for _, id := range ids {
+		var done bool // set in the transaction, which may run again
 		err := s.write(ctx, func(tx *gorm.DB) error {
+			done = false
 			// Read again under the write: a success may have cleared it.
 			var since []time.Time
 			if err := tx.Model(&WebhookEndpoint{}).Where("id = ? AND enabled = ?", id, true).
@@ -77,11 +79,14 @@ func (s *Store) DisableFailingWebhookEndpoints(ctx context.Context) (int, error)
 			if len(since) != 1 || since[0].After(cutoff) {
 				return nil
 			}
-			disabled++
+			done = true
 			return s.disableEndpoint(tx, id, failingReason(since[0]))
 		})
 		if err != nil {
 			return disabled, err
+		}
+		if done {
+			disabled++
 		}
 	}
 	return disabled, nil
