@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // setupTokenSetting holds the SHA-256 of the first-run setup token.
@@ -26,10 +27,12 @@ func (s *Store) StartSetup(ctx context.Context) (string, error) {
 			token = ""
 			return nil
 		}
-		if err := tx.Where("name = ?", setupTokenSetting).Delete(&Setting{}).Error; err != nil {
-			return err
-		}
-		return tx.Create(&Setting{Name: setupTokenSetting, Value: hashSecret(token)}).Error
+		// An upsert, not a delete and an insert: replicas starting
+		// together on PostgreSQL each deleted nothing, then all but one
+		// failed to insert and the process exited.
+		return tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "name"}},
+			DoUpdates: clause.AssignmentColumns([]string{"value"})}).
+			Create(&Setting{Name: setupTokenSetting, Value: hashSecret(token)}).Error
 	})
 	if err != nil {
 		return "", err

@@ -101,3 +101,37 @@ func TestSetupRaceHasOneWinner(t *testing.T) {
 		t.Fatalf("%d winners, %d users", won, n)
 	}
 }
+
+// Replicas starting together on one database each print a setup link:
+// none fails, and the link stored last is the one that opens setup.
+func TestReplicasStartSetupTogether(t *testing.T) {
+	ctx := context.Background()
+	dsn := modelstest.DSN(t)
+	stores := make([]*models.Store, 8)
+	for i := range stores {
+		stores[i] = modelstest.OpenAt(t, dsn)
+	}
+	tokens := make([]string, len(stores))
+	errs := make([]error, len(stores))
+	var wg sync.WaitGroup
+	for i, store := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tokens[i], errs[i] = store.StartSetup(ctx)
+		}()
+	}
+	wg.Wait()
+	opens := 0
+	for i, err := range errs {
+		if err != nil || tokens[i] == "" {
+			t.Fatalf("replica %d: token %q, err %v", i, tokens[i], err)
+		}
+		if stores[0].CheckSetupToken(ctx, tokens[i]) == nil {
+			opens++
+		}
+	}
+	if opens != 1 {
+		t.Fatalf("%d links open setup, want the last one only", opens)
+	}
+}
