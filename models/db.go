@@ -97,7 +97,7 @@ func openSQLite(path string) (*gorm.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := newSQLiteWriter(db, dsn)
+	w, err := newSQLiteWriter(db, dsn, path)
 	if err == nil {
 		err = db.Use(w)
 	}

@@ -53,3 +53,11 @@ func (s *Store) SetWriteBatchWork(d time.Duration) {
 		s.writer.budget.Store(int64(d))
 	}
 }
+
+// SetWALRestartFrames sets how long the SQLite WAL may grow before the
+// writer starts it over, so that a test sees it start over soon.
+func (s *Store) SetWALRestartFrames(n int64) {
+	if s.writer != nil {
+		s.writer.restartAt.Store(n)
+	}
+}

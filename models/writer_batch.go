@@ -152,6 +152,7 @@ func (w *sqliteWriter) commitBatch() bool {
 	if first == nil {
 		return false
 	}
+	w.finishCheckpoint()
 	start := time.Now()
 	// BEGIN waits only for another process (a CLI command) holding the
 	// write lock, for as long as the first change's context allows.
@@ -325,9 +326,11 @@ func (w *sqliteWriter) rollback() {
 // writerFigures are the writer's counters behind WriterStatistics.
 type writerFigures struct {
 	commits, changes, largest, failed, dropped atomic.Int64
+	checkpoints                                atomic.Int64
 }
 
 func (f *writerFigures) read() WriterStatistics {
 	return WriterStatistics{Commits: f.commits.Load(), Changes: f.changes.Load(),
-		LargestBatch: f.largest.Load(), Failed: f.failed.Load(), Dropped: f.dropped.Load()}
+		LargestBatch: f.largest.Load(), Failed: f.failed.Load(), Dropped: f.dropped.Load(),
+		WALRestarts: f.checkpoints.Load()}
 }
