@@ -54,7 +54,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, accountID, key, fingerp
 	var claim IdempotencyClaim
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		now := s.Now()
-		mine := IdempotencyKey{AccountID: accountID, Key: key, Fingerprint: fingerprint, LeaseToken: NewID(),
+		mine := IdempotencyKey{AccountID: accountID, Key: key, Fingerprint: fingerprint, LeaseToken: randomHex(16),
 			LockedUntil: ptrTo(now.Add(lease)), ResponseHeaders: map[string]string{}, CreatedAt: now, ExpiresAt: now.Add(IdempotencyTTL)}
 		res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&mine)
 		if res.Error != nil || res.RowsAffected == 1 {

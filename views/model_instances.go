@@ -71,11 +71,12 @@ func (i Instance) Title() string {
 	return "Instance " + ShortID(i.ID)
 }
 
-// ShortID is the first eight characters of an id, enough to tell
-// objects of one account apart.
+// ShortID is the last eight characters of an id, enough to tell objects
+// of one account apart. Not the first: an id starts with the time it was
+// made, the same for everything made within a minute.
 func ShortID(id string) string {
 	if len(id) > 8 {
-		return id[:8]
+		return id[len(id)-8:]
 	}
 	return id
 }

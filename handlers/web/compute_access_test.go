@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"cloudplane/models"
+	"cloudplane/views"
 )
 
 // Support staff see no instances, SSH keys or audit log: no links, no
@@ -109,5 +110,5 @@ func TestOverviewLinksComputePages(t *testing.T) {
 	b := e.signedIn("ada@example.com")
 	b.get("/").expect(http.StatusOK).
 		contains(`href="/instances">Manage`, `href="/ssh-keys">Manage`, `href="/audit-events">See the whole audit log`,
-			"SSH key added: “laptop”", "Instance launched: "+id[:8], "Instance terminated: "+id[:8], "Instance launched: “named”")
+			"SSH key added: “laptop”", "Instance launched: "+views.ShortID(id), "Instance terminated: "+views.ShortID(id), "Instance launched: “named”")
 }

@@ -11,6 +11,7 @@ import (
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
+	"cloudplane/views"
 )
 
 const (
@@ -258,7 +259,7 @@ func TestInstancePage(t *testing.T) {
 	d := e.instance(ada, ids[0])
 	b := e.signedIn("ada@example.com")
 	b.get("/instances/"+d.ID).expect(http.StatusOK).
-		contains("<h1>Instance "+d.ID[:8]+"</h1>", "<title>Instance "+d.ID[:8]+" · cloudplane</title>", "Booting", polling,
+		contains("<h1>Instance "+views.ShortID(d.ID)+"</h1>", "<title>Instance "+views.ShortID(d.ID)+" · cloudplane</title>", "Booting", polling,
 			d.IP, d.PrivateIP, d.Hostname, "datasets", "/lambda/nfs/datasets", "jupyter", "laptop", "$0.75 / hour",
 			"us-east-1", "Virginia, USA", `href="/instances" aria-current="page"`).
 		lacks(`id="ssh-command"`)
@@ -321,9 +322,9 @@ func TestRestartInstance(t *testing.T) {
 	b.post(confirm, nil).expect(http.StatusConflict).contains("cannot be restarted")
 
 	e.clock.Advance(bootTime)
-	b.confirmation(confirm, "Restart instance "+id[:8]+"?", "SSH sessions drop")
+	b.confirmation(confirm, "Restart instance "+views.ShortID(id)+"?", "SSH sessions drop")
 	b.post(confirm, nil).expect(http.StatusSeeOther).redirectsTo("/instances")
-	b.get("/instances").expect(http.StatusOK).contains("Instance "+id[:8]+" is restarting.", "Booting", polling)
+	b.get("/instances").expect(http.StatusOK).contains("Instance "+views.ShortID(id)+" is restarting.", "Booting", polling)
 	if d := e.instance(ada, id); d.Status != models.InstanceBooting {
 		t.Fatalf("status %s", d.Status)
 	}

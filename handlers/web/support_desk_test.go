@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"cloudplane/models"
+	"cloudplane/views"
 )
 
 // Support takes a ticket and writes an internal note; the owner sees the
@@ -70,7 +71,7 @@ func TestSupportQueueFilters(t *testing.T) {
 	s.get("/tickets?assignee=mine").expect(http.StatusOK).
 		contains(`href="/tickets/`+mine.ID+`"`, "ada@example.com", `href="/tickets?account=ada%40example.com"`,
 			`<option value="mine" selected>Assigned to me</option>`).
-		lacks(">bulk<", ">Account "+(*ada.AccountID)[:8])
+		lacks(">bulk<", ">Account "+views.ShortID(*ada.AccountID))
 	page := s.get("/tickets?assignee=unassigned&sort=severity&status=new").expect(http.StatusOK).lacks(`href="/tickets/` + mine.ID + `"`)
 	next := regexpFind(t, page.Body, `href="(/tickets\?[^"]*page_token=[^"]*)"`)
 	for _, kept := range []string{"assignee=unassigned", "sort=severity", "status=new"} {

@@ -16,7 +16,7 @@ func InsertInstance(tb testing.TB, store *models.Store, inst models.Instance) *m
 		inst.ID = models.NewID()
 	}
 	if inst.Name == "" {
-		inst.Name = "test-" + inst.ID[:8]
+		inst.Name = "test-" + inst.ID[len(inst.ID)-8:]
 	}
 	if inst.RegionName == "" {
 		inst.RegionName = "us-east-1"

@@ -130,7 +130,7 @@ func CreatePostgresDB(base string) (dsn string, drop func() error, err error) {
 // createPostgresDB creates a database, empty or as a copy of the migrated
 // template, with its own connection to the server for dropping it.
 func createPostgresDB(base string, migrated bool) (dsn string, drop func() error, err error) {
-	name := "cloudplane_test_" + models.NewID()[:16]
+	name := "cloudplane_test_" + models.NewID()[16:] // its random half: the first is the time
 	stmt := "CREATE DATABASE " + name
 	if migrated {
 		tmpl, err := migratedTemplate(base)

@@ -34,7 +34,7 @@ func pgdb(args []string) error {
 	}
 	name := strings.TrimPrefix(u.Path, "/")
 	if args[0] == "create" {
-		name = benchDBPrefix + strings.ToLower(models.NewID()[:12])
+		name = benchDBPrefix + strings.ToLower(models.NewID()[20:]) // random bits; an id starts with the time
 	} else if !strings.HasPrefix(name, benchDBPrefix) {
 		return fmt.Errorf("refusing to drop %q, which benchtool did not create", name)
 	}
