@@ -24,6 +24,7 @@ type options struct {
 	clients, perAccount int
 	duration, timeout   time.Duration
 	database, binary    string
+	debugAddr           string
 	bootTime            time.Duration
 	seed                uint64
 	keep                bool
@@ -39,6 +40,7 @@ func main() {
 	flag.StringVar(&o.database, "database", "", "a postgres:// URL of a server to create (and drop) a fresh database on; SQLite in a temporary file when empty")
 	flag.StringVar(&o.binary, "binary", "", "the cloudplane binary to start; built from this module when empty")
 	flag.DurationVar(&o.bootTime, "instance-boot-time", time.Second, "the server's simulated instance boot time")
+	flag.StringVar(&o.debugAddr, "debug-addr", "", "passed to the server as --debug-addr, to profile it under the load (e.g. 127.0.0.1:6060)")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the random workload (0: a new one, printed)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
 	flag.DurationVar(&o.limits.maxP99, "max-p99", 0, "fail when an operation's p99 latency is above this (0: off)")
@@ -98,7 +100,11 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 		}
 	}
 	accounts := (o.clients + o.perAccount - 1) / o.perAccount
-	srv, err := startServer(bin, work+"/server.log", serverArgs(dsn, accounts, o.bootTime), time.Minute)
+	args := serverArgs(dsn, accounts, o.bootTime)
+	if o.debugAddr != "" {
+		args = append(args, "--debug-addr", o.debugAddr)
+	}
+	srv, err := startServer(bin, work+"/server.log", args, time.Minute)
 	if srv != nil {
 		// After a load the report has stopped the server and judged how;
 		// this stops it when the run ends early.
