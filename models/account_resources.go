@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -22,9 +23,25 @@ func takeOwned(tx *gorm.DB, dst any, accountID, id string) error {
 	return tx.Where("account_id = ? AND id = ?", accountID, id).Take(dst).Error
 }
 
-// lockAccountCounting is lockAccount that also counts the account's rows
-// in table, for a quota check. Counting under the lock is what makes
-// concurrent creates count each other.
+// AccountUsage is how many rows of a quota-bound table (Resource, the
+// table's name) an account owns. Triggers keep it on every insert and
+// delete (migration 0010), so a quota check reads one row instead of
+// counting them all.
+type AccountUsage struct {
+	AccountID string `gorm:"primaryKey;size:32"`
+	Resource  string `gorm:"primaryKey;size:32"`
+	Used      int64  `gorm:"not null"`
+}
+
+// TableName keeps GORM from pluralising it.
+func (AccountUsage) TableName() string { return "account_usage" }
+
+// lockAccountCounting is lockAccount that also reads how many rows of
+// table the account owns, for a quota check. Reading it under the lock is
+// what makes concurrent creates count each other. The account it returns
+// holds the status, billing and quota columns only, not the rule lists:
+// it runs inside SQLite's one writer on every create, where GORM's
+// building and decoding of the whole row cost more than the query.
 //
 // On SQLite the count is a subquery of the lock's statement, one round
 // trip fewer: the write transaction began after every earlier write
@@ -34,23 +51,30 @@ func takeOwned(tx *gorm.DB, dst any, accountID, id string) error {
 // count in the locking statement misses what the previous holder inserted
 // (TestConcurrentCreatesAllSucceed saw 165 creates under a quota of 150).
 func lockAccountCounting(tx *gorm.DB, accountID, table string) (*Account, int64, error) {
-	count := "(SELECT count(*) FROM " + table + " WHERE account_id = accounts.id)"
-	if tx.Dialector.Name() == "postgres" {
-		count = "0"
+	const columns = "SELECT id, status, billing_address_valid, filesystem_quota, ruleset_quota, fabric_partition_quota"
+	postgres := tx.Dialector.Name() == "postgres"
+	query := columns + ", (SELECT used FROM account_usage WHERE account_id = accounts.id AND resource = ?) FROM accounts WHERE id = ?"
+	args := []any{table, accountID}
+	if postgres {
+		query, args = columns+", NULL FROM accounts WHERE id = ? FOR UPDATE", []any{accountID}
 	}
-	var row struct {
-		Account
-		Used int64
-	}
-	err := tx.Table("accounts").Clauses(forUpdate).Select("accounts.*, "+count+" AS used").
-		Where("accounts.id = ?", accountID).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	var a Account
+	var used sql.NullInt64
+	err := tx.Raw(query, args...).Row().Scan(&a.ID, &a.Status, &a.BillingAddressValid,
+		&a.FilesystemQuota, &a.RulesetQuota, &a.FabricPartitionQuota, &used)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, NotFound("account", accountID)
-	} else if err != nil || tx.Dialector.Name() != "postgres" {
-		return &row.Account, row.Used, err
+	} else if err != nil {
+		return nil, 0, err
 	}
-	err = tx.Table(table).Where("account_id = ?", accountID).Count(&row.Used).Error
-	return &row.Account, row.Used, err
+	if postgres {
+		err = tx.Raw("SELECT used FROM account_usage WHERE account_id = ? AND resource = ?", accountID, table).
+			Row().Scan(&used)
+		if errors.Is(err, sql.ErrNoRows) { // the account never had one
+			err = nil
+		}
+	}
+	return &a, used.Int64, err
 }
 
 // checkQuota fails with CodeQuotaExceeded when the account already has

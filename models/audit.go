@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -76,7 +77,30 @@ func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action stri
 		key := lrn("api_key", actor.APIKeyID)
 		ev.RequestAPIKeyLRN = &key
 	}
-	return tx.Create(&ev).Error
+	return insertAuditEvent(tx, &ev)
+}
+
+// insertAuditEventSQL writes every column of an AuditEvent.
+const insertAuditEventSQL = "INSERT INTO audit_events (id, account_id, event_time, service_name, resource_name, " +
+	"action, catalog_version, actor_lrn, actor_role, resource_lrns, resource_owner_lrn, request_api_key_lrn, " +
+	"additional_details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+// insertAuditEvent is tx.Create(ev) without GORM's reflection: every
+// change writes one, on SQLite inside the writer all writes wait for,
+// where building the INSERT cost a third as much as running it. The JSON
+// columns are encoded as GORM's serializer does, so GORM reads them back.
+func insertAuditEvent(tx *gorm.DB, ev *AuditEvent) error {
+	lrns, err := json.Marshal(ev.ResourceLRNs)
+	if err != nil {
+		return err
+	}
+	details, err := json.Marshal(ev.AdditionalDetails)
+	if err != nil {
+		return err
+	}
+	return tx.Exec(insertAuditEventSQL, ev.ID, ev.AccountID, ev.EventTime, ev.ServiceName, ev.ResourceName,
+		ev.Action, ev.CatalogVersion, ev.ActorLRN, ev.ActorRole, string(lrns), ev.ResourceOwnerLRN,
+		ev.RequestAPIKeyLRN, string(details)).Error
 }
 
 // LatestAuditEvents returns up to n of the newest events of the actor's

@@ -138,7 +138,7 @@ var gormModels = []any{
 	&models.Session{},
 	&models.Ticket{}, &models.TicketComment{}, &models.TicketActivity{}, &models.TicketAttachment{}, &models.TicketAttachmentContent{},
 	&models.WebhookEndpoint{}, &models.WebhookEvent{}, &models.WebhookDelivery{}, &models.WebhookAttempt{},
-	&models.IdempotencyKey{},
+	&models.IdempotencyKey{}, &models.AccountUsage{},
 }
 
 // The GORM structs describe the schema the migrations build: the tables,

@@ -55,6 +55,8 @@ func TestUpgradeFromRelease0001(t *testing.T) {
 	if _, _, err := store.CreateWebhookEndpoint(ctx, actor, models.SetWebhookInput{URL: "https://hooks.example.com/second"}); err != nil {
 		t.Fatalf("a second endpoint: %v", err)
 	}
+	// The quota counts start from the rows the release had.
+	assertUsageMatchesRows(t, store.DB())
 	events, err := store.AuditEvents(ctx, actor, models.AuditEventsInput{})
 	if err != nil || len(events.Events) < 10 {
 		t.Fatalf("audit events: %+v, %v", events, err)

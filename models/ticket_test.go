@@ -262,9 +262,10 @@ func TestEventExistsOnlyIfChangeCommitted(t *testing.T) {
 	tk := f.incident(f.owner, "before")
 	wakes := f.wakes.Load()
 	injected := errors.New("injected audit failure")
-	cb := f.store.DB().Callback().Create()
-	if err := cb.Before("gorm:create").Register("test:fail_audit", func(db *gorm.DB) {
-		if db.Statement.Table == "audit_events" {
+	// The audit event is written with a raw INSERT (insertAuditEvent).
+	cb := f.store.DB().Callback().Raw()
+	if err := cb.Before("gorm:raw").Register("test:fail_audit", func(db *gorm.DB) {
+		if strings.HasPrefix(db.Statement.SQL.String(), "INSERT INTO audit_events") {
 			_ = db.AddError(injected)
 		}
 	}); err != nil {
