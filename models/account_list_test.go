@@ -65,7 +65,7 @@ func TestSupportListsAndChangesAccounts(t *testing.T) {
 	}
 	var ev models.AuditEvent
 	f.store.DB().Where("account_id = ? AND resource_name = ?", f.owner.AccountID, "account").Take(&ev)
-	if ev.ActorLRN == nil || *ev.ActorLRN != "lrn:cloud:user:"+f.support.UserID || len(ev.AdditionalDetails) != 2 {
+	if ev.ActorLRN == nil || *ev.ActorLRN != "lrn:cloud:user:"+f.support.UserID || len(ev.AdditionalDetails.Map()) != 2 {
 		t.Fatalf("audit event %+v", ev)
 	}
 	// Nothing to change writes nothing.

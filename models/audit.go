@@ -36,7 +36,7 @@ type AuditEvent struct {
 	ResourceLRNs      []string       `gorm:"column:resource_lrns;serializer:json;not null"`
 	ResourceOwnerLRN  *string        `gorm:"size:128"`
 	RequestAPIKeyLRN  *string        `gorm:"size:128"`
-	AdditionalDetails map[string]any `gorm:"serializer:json;not null"`
+	AdditionalDetails AuditDetails   `gorm:"type:text;not null"`
 }
 
 // audit writes one audit event inside tx. Every domain operation that
@@ -47,8 +47,9 @@ func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action stri
 	if !slices.Contains(AuditResources, resource) {
 		return fmt.Errorf("audit: resource %q is missing from AuditResources", resource)
 	}
-	if details == nil {
-		details = map[string]any{}
+	encoded, err := newAuditDetails(details)
+	if err != nil {
+		return err
 	}
 	if resourceLRNs == nil {
 		resourceLRNs = []string{}
@@ -64,7 +65,7 @@ func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action stri
 		ActorLRN:          actor.lrn(),
 		ActorRole:         actor.role(),
 		ResourceLRNs:      resourceLRNs,
-		AdditionalDetails: details,
+		AdditionalDetails: encoded,
 	}
 	if accountID != "" {
 		owner := lrn("account", accountID)
@@ -87,20 +88,16 @@ const insertAuditEventSQL = "INSERT INTO audit_events (id, account_id, event_tim
 
 // insertAuditEvent is tx.Create(ev) without GORM's reflection: every
 // change writes one, on SQLite inside the writer all writes wait for,
-// where building the INSERT cost a third as much as running it. The JSON
-// columns are encoded as GORM's serializer does, so GORM reads them back.
+// where building the INSERT cost a third as much as running it. The LRNs
+// are encoded as GORM's serializer does, so GORM reads them back.
 func insertAuditEvent(tx *gorm.DB, ev *AuditEvent) error {
 	lrns, err := json.Marshal(ev.ResourceLRNs)
 	if err != nil {
 		return err
 	}
-	details, err := json.Marshal(ev.AdditionalDetails)
-	if err != nil {
-		return err
-	}
 	return tx.Exec(insertAuditEventSQL, ev.ID, ev.AccountID, ev.EventTime, ev.ServiceName, ev.ResourceName,
 		ev.Action, ev.CatalogVersion, ev.ActorLRN, ev.ActorRole, string(lrns), ev.ResourceOwnerLRN,
-		ev.RequestAPIKeyLRN, string(details)).Error
+		ev.RequestAPIKeyLRN, string(ev.AdditionalDetails.orEmpty())).Error
 }
 
 // LatestAuditEvents returns up to n of the newest events of the actor's

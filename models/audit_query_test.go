@@ -127,7 +127,7 @@ func seedAuditRows(t *testing.T, store *models.Store, accountID string, n int) {
 		}
 		rows[i] = models.AuditEvent{ID: models.NewID(), AccountID: accountID, EventTime: base.Add(time.Duration(i/4) * time.Second),
 			ServiceName: "cloud", ResourceName: resource, Action: "created", CatalogVersion: models.AuditCatalogVersion,
-			ResourceLRNs: []string{}, AdditionalDetails: map[string]any{}}
+			ResourceLRNs: []string{}, AdditionalDetails: models.AuditDetails("{}")}
 	}
 	if err := store.DB().CreateInBatches(rows, 500).Error; err != nil {
 		t.Fatal(err)

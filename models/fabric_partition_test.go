@@ -69,7 +69,7 @@ func TestFabricPartitionLifecycle(t *testing.T) {
 	if strings.Join(actions, ",") != "created,created,updated,deleted" {
 		t.Fatalf("audit actions %v", actions)
 	}
-	if d := evs[2].AdditionalDetails; d["name"] != "inference" || d["previous_name"] != "training-one" {
+	if d := evs[2].AdditionalDetails.Map(); d["name"] != "inference" || d["previous_name"] != "training-one" {
 		t.Fatalf("rename event details %v", d)
 	}
 	list, err := f.store.FabricPartitions(ctx, f.alice)

@@ -38,7 +38,7 @@ func TestLaunchRecordsItsImage(t *testing.T) {
 			}
 			recorded := 0
 			for _, ev := range f.events(t, f.alice, "instance") {
-				if ev.ResourceLRNs[0] == "lrn:cloud:instance:"+id && ev.AdditionalDetails["image_id"] == tc.want.ID {
+				if ev.ResourceLRNs[0] == "lrn:cloud:instance:"+id && ev.AdditionalDetails.Map()["image_id"] == tc.want.ID {
 					recorded++
 				}
 			}

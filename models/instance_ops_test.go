@@ -86,7 +86,7 @@ func TestRenamePersistsTheResolvedStatus(t *testing.T) {
 	_, err = f.store.UpdateInstance(ctx, f.alice, id, models.UpdateInstanceInput{Name: &long})
 	wantCode(t, err, models.CodeInvalidParameters)
 	evs := f.events(t, f.alice, "instance")
-	if len(evs) != 2 || evs[1].Action != "updated" || evs[1].AdditionalDetails["name"] != name {
+	if len(evs) != 2 || evs[1].Action != "updated" || evs[1].AdditionalDetails.Map()["name"] != name {
 		t.Fatalf("events %+v", evs)
 	}
 }

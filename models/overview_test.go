@@ -22,7 +22,7 @@ func TestLatestAuditEvents(t *testing.T) {
 		}
 	}
 	events := modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, ada.Actor(), 2))
-	if len(events) != 2 || events[0].AdditionalDetails["name"] != "three" || events[1].AdditionalDetails["name"] != "two" {
+	if len(events) != 2 || events[0].AdditionalDetails.Map()["name"] != "three" || events[1].AdditionalDetails.Map()["name"] != "two" {
 		t.Fatalf("events %+v", events)
 	}
 	all := modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, ada.Actor(), 100))

@@ -60,7 +60,7 @@ func TestSignInIsAuditedAndTokenIsHashed(t *testing.T) {
 	events := modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, owner.Actor(), 1))
 	ev := events[0]
 	if ev.ResourceName != "session" || ev.Action != "signed_in" || *ev.ActorLRN != "lrn:cloud:user:"+owner.ID ||
-		ev.ResourceLRNs[0] != "lrn:cloud:session:"+sess.ID || ev.AdditionalDetails["source_ip"] != "192.0.2.1" {
+		ev.ResourceLRNs[0] != "lrn:cloud:session:"+sess.ID || ev.AdditionalDetails.Map()["source_ip"] != "192.0.2.1" {
 		t.Fatalf("event %+v", ev)
 	}
 }

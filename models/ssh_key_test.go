@@ -30,7 +30,7 @@ func TestCreateSSHKeyWithPublicKey(t *testing.T) {
 	}
 	evs := f.events(t, f.alice, "ssh_key")
 	last := evs[len(evs)-1]
-	if last.Action != "created" || last.ResourceLRNs[0] != "lrn:cloud:ssh_key:"+k.ID || last.AdditionalDetails["generated"] != false {
+	if last.Action != "created" || last.ResourceLRNs[0] != "lrn:cloud:ssh_key:"+k.ID || last.AdditionalDetails.Map()["generated"] != false {
 		t.Fatalf("event %+v", last)
 	}
 }

@@ -218,7 +218,7 @@ func TestEndpointFailingForDaysIsDisabled(t *testing.T) {
 	if err := h.store.DB().Where("resource_name = ? AND action = ?", "webhook", "disabled").Take(&ev).Error; err != nil {
 		t.Fatal(err)
 	}
-	if ev.ActorLRN == nil || *ev.ActorLRN == "lrn:cloud:user:"+h.owner.UserID || ev.AdditionalDetails["reason"] != got.DisabledReason {
+	if ev.ActorLRN == nil || *ev.ActorLRN == "lrn:cloud:user:"+h.owner.UserID || ev.AdditionalDetails.Map()["reason"] != got.DisabledReason {
 		t.Fatalf("audit event %+v", ev)
 	}
 	// Enabling it again starts the count afresh.

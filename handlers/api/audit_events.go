@@ -21,17 +21,17 @@ type auditPageJSON struct {
 // AuditEventJSON is an event as the API shows it (the dashboard's JSON
 // lines export too).
 type AuditEventJSON struct {
-	EventID           string         `json:"event_id"`
-	EventTime         string         `json:"event_time"`
-	ServiceName       string         `json:"service_name"`
-	ResourceName      string         `json:"resource_name"`
-	Action            string         `json:"action"`
-	CatalogVersion    string         `json:"catalog_version"`
-	ActorLRN          *string        `json:"actor_lrn"`
-	ResourceLRNs      []string       `json:"resource_lrns"`
-	ResourceOwnerLRN  *string        `json:"resource_owner_lrn"`
-	RequestAPIKeyLRN  *string        `json:"request_api_key_lrn"`
-	AdditionalDetails map[string]any `json:"additional_details"`
+	EventID           string              `json:"event_id"`
+	EventTime         string              `json:"event_time"`
+	ServiceName       string              `json:"service_name"`
+	ResourceName      string              `json:"resource_name"`
+	Action            string              `json:"action"`
+	CatalogVersion    string              `json:"catalog_version"`
+	ActorLRN          *string             `json:"actor_lrn"`
+	ResourceLRNs      []string            `json:"resource_lrns"`
+	ResourceOwnerLRN  *string             `json:"resource_owner_lrn"`
+	RequestAPIKeyLRN  *string             `json:"request_api_key_lrn"`
+	AdditionalDetails models.AuditDetails `json:"additional_details"` // "{}" when empty
 }
 
 // AuditEvents answers one page of the account's audit log.
@@ -73,9 +73,6 @@ func AuditEventView(e models.AuditEvent) AuditEventJSON {
 	}
 	if v.ResourceLRNs == nil {
 		v.ResourceLRNs = []string{}
-	}
-	if v.AdditionalDetails == nil {
-		v.AdditionalDetails = map[string]any{}
 	}
 	return v
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -41,7 +42,7 @@ func seedAudit(t *testing.T, store *models.Store, accountID, resource string, ti
 		rows[i] = models.AuditEvent{ID: models.NewID(), AccountID: accountID, EventTime: at.UTC(),
 			ServiceName: models.AuditServiceName, ResourceName: resource, Action: "created",
 			CatalogVersion: models.AuditCatalogVersion, ResourceLRNs: []string{"lrn:cloud:" + resource + ":" + models.NewID()},
-			ResourceOwnerLRN: &owner, AdditionalDetails: map[string]any{"seq": i}}
+			ResourceOwnerLRN: &owner, AdditionalDetails: models.AuditDetails(fmt.Sprintf(`{"seq": %d}`, i))}
 	}
 	if err := store.DB().CreateInBatches(rows, 100).Error; err != nil {
 		t.Fatal(err)

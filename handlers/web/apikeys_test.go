@@ -45,7 +45,7 @@ func TestGenerateAPIKey(t *testing.T) {
 
 	ev := e.events(owner, 1)[0]
 	if ev.ResourceName != "api_key" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+owner.ID ||
-		ev.RequestAPIKeyLRN != nil || ev.AdditionalDetails["name"] != "CI deploys" {
+		ev.RequestAPIKeyLRN != nil || ev.AdditionalDetails.Map()["name"] != "CI deploys" {
 		t.Fatalf("event %+v", ev)
 	}
 }

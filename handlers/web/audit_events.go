@@ -194,8 +194,8 @@ func viewAuditEvent(ev models.AuditEvent, viewer models.Actor, emails map[string
 		Type: ev.ServiceName + "." + ev.ResourceName, Action: ev.Action, Actor: eventActor(ev, viewer, emails),
 		ActorLRN: deref(ev.ActorLRN), APIKeyLRN: deref(ev.RequestAPIKeyLRN), OwnerLRN: deref(ev.ResourceOwnerLRN),
 		ResourceLRNs: ev.ResourceLRNs, Details: "{}"}
-	if len(ev.AdditionalDetails) > 0 {
-		if b, err := json.MarshalIndent(ev.AdditionalDetails, "", "  "); err == nil {
+	if details := ev.AdditionalDetails.Map(); len(details) > 0 {
+		if b, err := json.MarshalIndent(details, "", "  "); err == nil {
 			v.Details = string(b)
 		}
 	}

@@ -96,7 +96,7 @@ func csvWriter(w *bufio.Writer, viewer models.Actor) func(*models.AuditEvent) er
 				return err
 			}
 		}
-		details, _ := json.Marshal(ev.AdditionalDetails) // a decoded JSON object marshals
+		details, _ := json.Marshal(ev.AdditionalDetails) // compacts the stored object
 		row := []string{ev.ID, ev.EventTime.UTC().Format(time.RFC3339Nano), ev.ServiceName + "." + ev.ResourceName,
 			ev.Action, eventSummary(*ev), eventActor(*ev, viewer, nil), deref(ev.ActorRole), deref(ev.ActorLRN),
 			deref(ev.RequestAPIKeyLRN), strings.Join(ev.ResourceLRNs, " "), deref(ev.ResourceOwnerLRN), string(details)}

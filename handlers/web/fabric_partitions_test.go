@@ -113,7 +113,7 @@ func TestRenameFabricPartition(t *testing.T) {
 	b.get("/fabric").expect(http.StatusOK).contains("Fabric partition renamed “new-name”.", `<td class="cell-strong">new-name</td>`).
 		lacks(">old-name<")
 	ev := e.events(ada, 1)[0]
-	if ev.ResourceName != "fabric_partition" || ev.Action != "updated" || ev.AdditionalDetails["previous_name"] != "old-name" {
+	if ev.ResourceName != "fabric_partition" || ev.Action != "updated" || ev.AdditionalDetails.Map()["previous_name"] != "old-name" {
 		t.Fatalf("event %+v", ev)
 	}
 	b.get("/").contains("Fabric partition renamed: “new-name”")

@@ -141,15 +141,16 @@ var eventsNamedByID = map[string]bool{"instance": true}
 // object when the event carries its name or email.
 func eventSummary(ev models.AuditEvent) string {
 	action := ev.Action
+	details := ev.AdditionalDetails.Map()
 	if ev.ResourceName == "webhook" { // older events say "updated" for every change
-		action = models.WebhookAuditAction(action, ev.AdditionalDetails)
+		action = models.WebhookAuditAction(action, details)
 	}
 	s, ok := eventSummaries[ev.ResourceName+" "+action]
 	if !ok {
 		s = views.Capitalize(strings.ReplaceAll(ev.ResourceName+" "+action, "_", " "))
 	}
 	for _, key := range []string{"name", "email"} {
-		if v, ok := ev.AdditionalDetails[key].(string); ok && v != "" && ev.ResourceName != "session" {
+		if v, ok := details[key].(string); ok && v != "" && ev.ResourceName != "session" {
 			return s + ": “" + v + "”"
 		}
 	}

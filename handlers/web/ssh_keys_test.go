@@ -35,7 +35,7 @@ func TestAddSSHKey(t *testing.T) {
 		contains("SSH key “laptop” added.", `<td class="cell-strong">laptop</td>`, edKeyFingerprint, "ssh-ed25519",
 			`href="/ssh-keys/`).lacks("No SSH keys yet")
 	ev := e.events(ada, 1)[0]
-	if ev.ResourceName != "ssh_key" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID || ev.AdditionalDetails["generated"] != false {
+	if ev.ResourceName != "ssh_key" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID || ev.AdditionalDetails.Map()["generated"] != false {
 		t.Fatalf("event %+v", ev)
 	}
 }

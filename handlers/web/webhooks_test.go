@@ -128,7 +128,7 @@ func TestSetUpWebhook(t *testing.T) {
 		t.Fatalf("after the change: %+v", ep)
 	}
 	ev := e.events(ada, 1)[0]
-	if ev.ResourceName != "webhook" || ev.Action != "updated" || ev.AdditionalDetails["url"] != "https://hooks.example.com/v2" {
+	if ev.ResourceName != "webhook" || ev.Action != "updated" || ev.AdditionalDetails.Map()["url"] != "https://hooks.example.com/v2" {
 		t.Fatalf("event %+v", ev)
 	}
 	b.get("/").contains("Webhook changed", "Webhook set up")
@@ -175,7 +175,7 @@ func TestRotateWebhookToken(t *testing.T) {
 		t.Fatal("the token shown is not the one stored")
 	}
 	b.get("/webhook/"+old.ID).lacks(m[1], old.Token)
-	if ev := e.events(ada, 1)[0]; ev.Action != "token_rotated" || ev.AdditionalDetails["token_changed"] != true {
+	if ev := e.events(ada, 1)[0]; ev.Action != "token_rotated" || ev.AdditionalDetails.Map()["token_changed"] != true {
 		t.Fatalf("event %+v", ev)
 	}
 	b.get("/").contains("Webhook token rotated")
