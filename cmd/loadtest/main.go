@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 )
@@ -25,6 +26,7 @@ type options struct {
 	duration, timeout   time.Duration
 	database, binary    string
 	debugAddr           string
+	cpuProfile          string
 	bootTime            time.Duration
 	seed                uint64
 	keep                bool
@@ -41,6 +43,7 @@ func main() {
 	flag.StringVar(&o.binary, "binary", "", "the cloudplane binary to start; built from this module when empty")
 	flag.DurationVar(&o.bootTime, "instance-boot-time", time.Second, "the server's simulated instance boot time")
 	flag.StringVar(&o.debugAddr, "debug-addr", "", "passed to the server as --debug-addr, to profile it under the load (e.g. 127.0.0.1:6060)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file, to tell its cost from the server's")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the random workload (0: a new one, printed)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
 	flag.DurationVar(&o.limits.maxP99, "max-p99", 0, "fail when an operation's p99 latency is above this (0: off)")
@@ -51,7 +54,11 @@ func main() {
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, o, os.Stdout)
+	stopProfile, err := profileCPU(o.cpuProfile)
+	if err == nil {
+		err = run(ctx, o, os.Stdout)
+		stopProfile()
+	}
 	stop()
 	var failed errFailed
 	switch {
@@ -150,4 +157,20 @@ func serverArgs(dsn string, accounts int, boot time.Duration) []string {
 	}
 	return []string{"--database", dsn, "--rate-limit", "off", "--launch-rate-limit", "off",
 		"--instance-boot-time", boot.String(), "--instance-capacity", capacity, "--log-level", "info"}
+}
+
+// profileCPU starts Go's CPU profiler writing to path, unless path is "".
+func profileCPU(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
