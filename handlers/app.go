@@ -48,6 +48,9 @@ type Config struct {
 	// Stopping, when done, ends every request still running: the server's
 	// drain period is over. Nil means never.
 	Stopping context.Context
+	// MaxInFlight is how many requests run their handlers at once; more
+	// wait their turn (DefaultInFlightPerCPU per CPU when 0).
+	MaxInFlight int
 	// ReadTimeout is the time a client has to send a request, header and
 	// body; IdleTimeout, how long a kept-alive connection may wait for its
 	// next request. Zero means the defaults below.

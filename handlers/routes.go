@@ -15,6 +15,9 @@ func routes(app *fiber.App, cfg Config) {
 	app.Get("/healthz", health(cfg.Store))
 	app.Get("/livez", livez)
 	app.Get("/readyz", readyz(cfg.Store, cfg.Dependencies, cfg.Log))
+	gate := newAdmission(inFlight(cfg))
+	cfg.Metrics.WatchAdmission(gate.state)
+	app.Use(gate.handler)
 
 	a := api.New(cfg.Store)
 	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)

@@ -126,7 +126,7 @@ func TestScrapeAfterTraffic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := handlers.New(handlers.Config{Store: store, Log: discard, Metrics: m,
+	app := handlers.New(handlers.Config{Store: store, Log: discard, Metrics: m, MaxInFlight: 7,
 		Limits: api.Limits{General: ratelimit.Observed(general, m.RateLimitRejected("api"))}})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -198,6 +198,10 @@ func TestScrapeAfterTraffic(t *testing.T) {
 		{"cloudplane_webhook_queue_depth", map[string]string{}, 0},
 		{"cloudplane_webhook_oldest_due_seconds", map[string]string{}, 0},
 		{"cloudplane_build_info", map[string]string{"version": "v9.9.9", "commit": "abc", "go_version": "go1.x"}, 1},
+		// The scrape runs on its own listener: no API request is running.
+		{"cloudplane_requests_in_flight", map[string]string{}, 0},
+		{"cloudplane_requests_waiting", map[string]string{}, 0},
+		{"cloudplane_requests_in_flight_limit", map[string]string{}, 7},
 	} {
 		if got := value(families, c.name, c.labels); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)

@@ -15,6 +15,7 @@ type limitFlags struct {
 	requestTimeout, shutdownTimeout time.Duration
 	readTimeout, idleTimeout        time.Duration
 	maxConns, maxConnsPerIP         int
+	maxInFlight                     int
 }
 
 func (f *limitFlags) register(fs *flag.FlagSet) {
@@ -23,6 +24,7 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.readTimeout, "read-timeout", handlers.DefaultReadTimeout, "time a client has to send a request's header and body")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", handlers.DefaultIdleTimeout, "time a kept-alive connection may wait for its next request")
 	fs.IntVar(&f.maxConns, "max-connections", 10000, "connections open at once; more wait to be accepted (lowered to fit the file descriptor limit)")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "requests served at once; more wait their turn within --request-timeout (0: 16 per CPU)")
 	fs.IntVar(&f.maxConnsPerIP, "max-connections-per-ip", 256, "connections one client address (IPv4 or IPv6) may hold open; more are answered 429 and closed (0: no cap)")
 }
 
@@ -36,6 +38,8 @@ func (f *limitFlags) validate() error {
 		return errors.New("--read-timeout and --idle-timeout must be positive")
 	case f.maxConns < 1:
 		return errors.New("--max-connections must be at least 1")
+	case f.maxInFlight < 0:
+		return errors.New("--max-in-flight must not be negative")
 	case f.maxConnsPerIP < 0:
 		return errors.New("--max-connections-per-ip must not be negative")
 	}

@@ -1,0 +1,167 @@
+package handlers
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models/modelstest"
+)
+
+// waitUntil waits for cond, which another goroutine makes true, failing
+// the test when it does not become true within 5 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting for %s", what)
+		}
+	}
+}
+
+// The gate runs at most its size of requests at once and lets the others
+// in the order they came, one as each running request ends.
+func TestAdmissionRunsItsSizeAtOnceInArrivalOrder(t *testing.T) {
+	const size, clients = 2, 10
+	gate := newAdmission(size)
+	entered := make(chan int, clients)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	running, most := 0, 0
+	app := fiber.New()
+	app.Use(gate.handler)
+	app.Get("/work/:n", func(c *fiber.Ctx) error {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		n, _ := strconv.Atoi(c.Params("n"))
+		entered <- n
+		<-release
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return c.SendStatus(http.StatusNoContent)
+	})
+
+	var wg sync.WaitGroup
+	statuses := make([]int, clients)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := app.Test(httptest.NewRequest(http.MethodGet, fmt.Sprintf("/work/%d", i), nil), -1)
+			if err == nil {
+				statuses[i] = res.StatusCode
+			}
+		}()
+		// The next client comes once this one runs or waits.
+		waitUntil(t, fmt.Sprintf("client %d to reach the gate", i), func() bool {
+			r, w, _ := gate.state()
+			return r+w == int64(i+1)
+		})
+	}
+	for want := range clients {
+		if got := <-entered; got != want {
+			t.Fatalf("request %d ran in turn %d", got, want)
+		}
+		if want >= size-1 && want < clients-1 {
+			release <- struct{}{} // one ends, so the next may start
+		}
+	}
+	for range size {
+		release <- struct{}{}
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != http.StatusNoContent {
+			t.Fatalf("request %d: status %d", i, s)
+		}
+	}
+	if most != size {
+		t.Fatalf("%d requests ran at once, want %d", most, size)
+	}
+	if r, w, n := gate.state(); r != 0 || w != 0 || n != size {
+		t.Fatalf("after the run: %d running, %d waiting, size %d", r, w, n)
+	}
+}
+
+// A request that cannot get its turn before its deadline is the API's
+// 503 with Retry-After, as for a database too slow; health checks skip
+// the line; once the running request ends the next one is served.
+func TestAdmissionWaitEndsWithTheDeadline(t *testing.T) {
+	store := modelstest.Open(t)
+	_, key := modelstest.Owner(t, store, "gate@example.com")
+	hold, held := make(chan struct{}), make(chan struct{})
+	app := New(Config{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		MaxInFlight: 1, RequestTimeout: 300 * time.Millisecond,
+		extraAPIRoutes: func(r fiber.Router) {
+			r.Get("/hold", func(c *fiber.Ctx) error {
+				close(held)
+				<-hold // past its own deadline: the handler, not the gate, decides
+				return c.JSON(fiber.Map{"data": "held"})
+			})
+		}})
+	first := make(chan reply, 1)
+	go func() { first <- doWithin(t, app, apiGet(key, "/api/v1/hold"), 10*time.Second) }()
+	<-held
+
+	expectUnavailable(t, doWithin(t, app, apiGet(key, "/api/v1/filesystems"), 5*time.Second))
+	if h := doWithin(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil), 5*time.Second); h.status != http.StatusOK {
+		t.Fatalf("healthz behind a full gate: %d %s", h.status, h.body)
+	}
+	close(hold)
+	if a := <-first; a.status != http.StatusOK {
+		t.Fatalf("held request: %d %s", a.status, a.body)
+	}
+	if a := doWithin(t, app, apiGet(key, "/api/v1/filesystems"), 5*time.Second); a.status != http.StatusOK {
+		t.Fatalf("after the gate freed: %d %s", a.status, a.body)
+	}
+}
+
+// Many clients through a small gate, reading and creating on the real
+// store (SQLite, or PostgreSQL when configured): every request is served,
+// none is refused for waiting its turn.
+func TestAdmissionServesManyClientsThroughASmallGate(t *testing.T) {
+	store := modelstest.Open(t)
+	_, key := modelstest.Owner(t, store, "crowd@example.com")
+	app := New(Config{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxInFlight: 3})
+	const clients = 48
+	var wg sync.WaitGroup
+	answers := make([]reply, clients)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := apiGet(key, "/api/v1/filesystems")
+			if i%2 == 1 {
+				req = httptest.NewRequest(http.MethodPost, "/api/v1/filesystems",
+					strings.NewReader(fmt.Sprintf(`{"name": "crowd-%d", "region": "us-east-1"}`, i)))
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("Content-Type", "application/json")
+			}
+			answers[i] = doWithin(t, app, req, 30*time.Second)
+		}()
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if a.status != http.StatusOK {
+			t.Fatalf("client %d: %d %s", i, a.status, a.body)
+		}
+	}
+	list := doWithin(t, app, apiGet(key, "/api/v1/filesystems"), 5*time.Second)
+	for i := 1; i < clients; i += 2 {
+		if !strings.Contains(list.body, fmt.Sprintf(`"crowd-%d"`, i)) {
+			t.Fatalf("filesystem crowd-%d missing from %s", i, list.body)
+		}
+	}
+}
