@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -27,6 +28,7 @@ type options struct {
 	database, binary    string
 	debugAddr           string
 	cpuProfile          string
+	serverFlags         string
 	bootTime            time.Duration
 	seed                uint64
 	keep                bool
@@ -43,6 +45,7 @@ func main() {
 	flag.StringVar(&o.binary, "binary", "", "the cloudplane binary to start; built from this module when empty")
 	flag.DurationVar(&o.bootTime, "instance-boot-time", time.Second, "the server's simulated instance boot time")
 	flag.StringVar(&o.debugAddr, "debug-addr", "", "passed to the server as --debug-addr, to profile it under the load (e.g. 127.0.0.1:6060)")
+	flag.StringVar(&o.serverFlags, "server-flags", "", "more flags for the server, separated by spaces (e.g. \"--max-in-flight 64\")")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file, to tell its cost from the server's")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the random workload (0: a new one, printed)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
@@ -111,6 +114,7 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	if o.debugAddr != "" {
 		args = append(args, "--debug-addr", o.debugAddr)
 	}
+	args = append(args, strings.Fields(o.serverFlags)...)
 	srv, err := startServer(bin, work+"/server.log", args, time.Minute)
 	if srv != nil {
 		// After a load the report has stopped the server and judged how;
