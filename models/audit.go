@@ -20,23 +20,24 @@ const (
 // transaction as the change, so an event exists if and only if the change
 // committed.
 //
-// The two indexes serve the audit log's keyset pages (AuditEvents): each
-// ends in (event_time, id), the page order, so that a page is one index
+// Its key and its index serve the audit log's keyset pages (AuditEvents):
+// each ends in (event_time, id), the page order, so that a page is one
 // range scan whatever its depth, with or without a resource_type filter.
+// On SQLite the key also clusters each account's events (migration 0011).
 type AuditEvent struct {
-	ID                string         `gorm:"primaryKey;size:32;index:idx_audit_account_time,priority:3;index:idx_audit_account_type_time,priority:5"`
-	AccountID         string         `gorm:"size:32;not null;index:idx_audit_account_time,priority:1;index:idx_audit_account_type_time,priority:1"`
-	EventTime         time.Time      `gorm:"not null;index:idx_audit_account_time,priority:2;index:idx_audit_account_type_time,priority:4"`
-	ServiceName       string         `gorm:"size:32;not null;index:idx_audit_account_type_time,priority:2"`
-	ResourceName      string         `gorm:"size:64;not null;index:idx_audit_account_type_time,priority:3"`
-	Action            string         `gorm:"size:32;not null"`
-	CatalogVersion    string         `gorm:"size:16;not null"`
-	ActorLRN          *string        `gorm:"size:128"`
-	ActorRole         *string        `gorm:"size:16"` // owner, support, operator, system; nil for cloudplane itself
-	ResourceLRNs      []string       `gorm:"column:resource_lrns;serializer:json;not null"`
-	ResourceOwnerLRN  *string        `gorm:"size:128"`
-	RequestAPIKeyLRN  *string        `gorm:"size:128"`
-	AdditionalDetails AuditDetails   `gorm:"type:text;not null"`
+	AccountID         string       `gorm:"primaryKey;size:32;not null;index:idx_audit_account_type_time,priority:1"`
+	EventTime         time.Time    `gorm:"primaryKey;not null;index:idx_audit_account_type_time,priority:4"`
+	ID                string       `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_audit_events_id;index:idx_audit_account_type_time,priority:5"`
+	ServiceName       string       `gorm:"size:32;not null;index:idx_audit_account_type_time,priority:2"`
+	ResourceName      string       `gorm:"size:64;not null;index:idx_audit_account_type_time,priority:3"`
+	Action            string       `gorm:"size:32;not null"`
+	CatalogVersion    string       `gorm:"size:16;not null"`
+	ActorLRN          *string      `gorm:"size:128"`
+	ActorRole         *string      `gorm:"size:16"` // owner, support, operator, system; nil for cloudplane itself
+	ResourceLRNs      []string     `gorm:"column:resource_lrns;serializer:json;not null"`
+	ResourceOwnerLRN  *string      `gorm:"size:128"`
+	RequestAPIKeyLRN  *string      `gorm:"size:128"`
+	AdditionalDetails AuditDetails `gorm:"type:text;not null"`
 }
 
 // audit writes one audit event inside tx. Every domain operation that
