@@ -83,8 +83,13 @@ func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
 	// touches, and with 2 MB they fell out of the cache and were read
 	// again, inside the one goroutine all writes wait for (200 clients
 	// mixed: writes' p50 275 -> 195 ms; 64 MiB gained nothing more).
+	// Its statement journals stay in memory: every change of a batch runs
+	// in a savepoint, which copies the pages it changes again into one,
+	// and SQLite spilled those past 64 KiB to a temporary file, written
+	// and deleted batch after batch (64 conns: creates/s +25%, p99 46 ->
+	// 36 ms). A batch's journal is a few MiB at most.
 	if _, err := sqlDB.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = %d; "+
-		"PRAGMA cache_size = -32768", walSizeLimit)); err != nil {
+		"PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY", walSizeLimit)); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
