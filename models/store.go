@@ -203,8 +203,33 @@ func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 }
 
 // read returns a session for queries outside a transaction. Nothing
-// writes through it.
-func (s *Store) read(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+// writes through it. Inside readTogether it is the connection held.
+func (s *Store) read(ctx context.Context) *gorm.DB {
+	if conn, ok := ctx.Value(heldReadsKey{}).(*gorm.DB); ok {
+		return conn.WithContext(ctx)
+	}
+	return s.db.WithContext(ctx)
+}
+
+type heldReadsKey struct{}
+
+// readTogether runs fn's reads on one connection of the pool. On SQLite a
+// connection keeps its page cache from one statement to the next unless a
+// write commits in between, while a statement on another connection of
+// the pool starts cold: reads that pass over the same rows (the ticket
+// list counts comments, then reads them) find them cached. PostgreSQL
+// caches for every connection, so there fn runs as it is: holding a
+// connection while a write inside fn waits for another (a secret made on
+// first use) is how pools deadlock. SQLite's writes never take one from
+// the readers' pool.
+func (s *Store) readTogether(ctx context.Context, fn func(ctx context.Context) error) error {
+	if s.writer == nil {
+		return fn(ctx)
+	}
+	return s.db.WithContext(ctx).Connection(func(conn *gorm.DB) error {
+		return fn(context.WithValue(ctx, heldReadsKey{}, conn))
+	})
+}
 
 // translate maps storage failures to coded errors. Domain errors pass
 // through; anything else stays uncoded and is answered as internal.

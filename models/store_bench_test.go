@@ -78,3 +78,41 @@ func unboundedStore(b *testing.B) *models.Store {
 	cfg.DefaultFilesystemQuota = 1 << 30
 	return modelstest.Open(b, models.WithConfig(cfg))
 }
+
+// BenchmarkTicketsWithCommentsAfterWrites lists a full page of tickets
+// with their comments, as the API does, with a write between reads.
+func BenchmarkTicketsWithCommentsAfterWrites(b *testing.B) {
+	ctx := context.Background()
+	store := unboundedStore(b)
+	var owners [4]models.Actor
+	for i := range owners {
+		owner, _ := modelstest.Owner(b, store, fmt.Sprintf("requester%d@example.com", i))
+		owners[i] = owner.Actor()
+	}
+	// Tickets of four accounts interleaved, each with a comment.
+	for i := range 4 * models.TicketPageSize {
+		actor := owners[i%len(owners)]
+		t, err := store.CreateTicket(ctx, actor, models.CreateTicketInput{Subject: fmt.Sprintf("ticket %d", i),
+			Description: "It broke.", Type: models.TicketServiceRequest})
+		if err != nil {
+			b.Fatal(err)
+		}
+		body := "Still broken."
+		if _, err := store.UpdateTicket(ctx, actor, t.ID, models.UpdateTicketInput{Comment: &models.TicketCommentInput{Body: body}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		in := models.CreateFilesystemInput{Name: fmt.Sprintf("fs-%d", i), Region: "us-east-1"}
+		if _, err := store.CreateFilesystem(ctx, owners[1], in); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		page, err := store.TicketsWithComments(ctx, owners[0], models.TicketFilter{})
+		if err != nil || len(page.Tickets) != models.TicketPageSize || len(page.Tickets[0].Comments) != 2 {
+			b.Fatalf("%+v, %v", page, err)
+		}
+	}
+}

@@ -142,20 +142,28 @@ func (s *Store) Tickets(ctx context.Context, actor Actor, f TicketFilter) (*Tick
 // comment, as the API lists them. A page ends early once its text reaches
 // TicketListTextBudget, so one answer stays small whatever the tickets
 // hold; the page token then continues after the last ticket given.
+//
+// Its reads share a connection: counting the comments and then reading
+// them passes over the same rows twice.
 func (s *Store) TicketsWithComments(ctx context.Context, actor Actor, f TicketFilter) (*TicketDetailPage, error) {
-	summaries, next, err := s.ticketPage(ctx, actor, f, true)
-	if err != nil {
-		return nil, err
-	}
-	tickets := make([]Ticket, len(summaries))
-	for i, t := range summaries {
-		tickets[i] = t.Ticket
-	}
-	details, err := s.withComments(ctx, tickets)
-	if err != nil {
-		return nil, err
-	}
-	return &TicketDetailPage{Tickets: details, NextPageToken: next}, nil
+	var page *TicketDetailPage
+	err := s.readTogether(ctx, func(ctx context.Context) error {
+		summaries, next, err := s.ticketPage(ctx, actor, f, true)
+		if err != nil {
+			return err
+		}
+		tickets := make([]Ticket, len(summaries))
+		for i, t := range summaries {
+			tickets[i] = t.Ticket
+		}
+		details, err := s.withComments(ctx, tickets)
+		if err != nil {
+			return err
+		}
+		page = &TicketDetailPage{Tickets: details, NextPageToken: next}
+		return nil
+	})
+	return page, err
 }
 
 // ticketPage reads one page of summaries and the token of the next. With

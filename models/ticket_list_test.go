@@ -1,8 +1,10 @@
 package models_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,5 +140,47 @@ func TestTicketListingRefusesBadInput(t *testing.T) {
 			_, err := f.store.Tickets(f.ctx, f.owner, tc.filter)
 			expectCode(t, err, models.CodeInvalidParameters, tc.field)
 		})
+	}
+}
+
+// The API's list holds one read connection for its queries on SQLite:
+// many lists at once, more than the readers' pool holds, beside comments
+// being written, all answer, and every ticket carries its description.
+func TestTicketListsManyAtOnceBesideComments(t *testing.T) {
+	f := newTicketFixture(t)
+	var ids []string
+	for i := range 12 {
+		ids = append(ids, f.incident(f.owner, fmt.Sprintf("ticket %d", i)).ID)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 48 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%6 == 0 {
+				_, err := f.store.UpdateTicket(f.ctx, f.owner, ids[i%len(ids)],
+					models.UpdateTicketInput{Comment: &models.TicketCommentInput{Body: "more"}})
+				errs <- err
+				return
+			}
+			page, err := f.store.TicketsWithComments(f.ctx, f.owner, models.TicketFilter{})
+			if err == nil && len(page.Tickets) != len(ids) {
+				err = fmt.Errorf("listed %d tickets", len(page.Tickets))
+			}
+			for _, tk := range page.Tickets {
+				if err == nil && (len(tk.Comments) == 0 || tk.Comments[0].Body != "It broke.") {
+					err = fmt.Errorf("ticket %s without its description: %+v", tk.ID, tk.Comments)
+				}
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
