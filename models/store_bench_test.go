@@ -17,11 +17,7 @@ import (
 func BenchmarkCreateFilesystemsParallel(b *testing.B) {
 	ctx := context.Background()
 	store := unboundedStore(b)
-	actors := make([]models.Actor, 20)
-	for i := range actors {
-		owner, _ := modelstest.Owner(b, store, fmt.Sprintf("writer%d@example.com", i))
-		actors[i] = owner.Actor()
-	}
+	actors := benchOwners(b, store, 20)
 	var n atomic.Int64
 	b.SetParallelism(32) // 64 on 2 CPUs
 	b.ReportAllocs()
@@ -42,11 +38,7 @@ func BenchmarkCreateFilesystemsParallel(b *testing.B) {
 func BenchmarkAuditPageAfterWrites(b *testing.B) {
 	ctx := context.Background()
 	store := unboundedStore(b)
-	var owners [8]models.Actor
-	for i := range owners {
-		owner, _ := modelstest.Owner(b, store, fmt.Sprintf("audited%d@example.com", i))
-		owners[i] = owner.Actor()
-	}
+	owners := benchOwners(b, store, 8)
 	// Interleaved events of eight accounts, as many accounts make them.
 	for i := range 800 {
 		in := models.CreateFilesystemInput{Name: fmt.Sprintf("fs-%d", i), Region: "us-east-1"}
@@ -84,11 +76,7 @@ func unboundedStore(b *testing.B) *models.Store {
 func BenchmarkTicketsWithCommentsAfterWrites(b *testing.B) {
 	ctx := context.Background()
 	store := unboundedStore(b)
-	var owners [4]models.Actor
-	for i := range owners {
-		owner, _ := modelstest.Owner(b, store, fmt.Sprintf("requester%d@example.com", i))
-		owners[i] = owner.Actor()
-	}
+	owners := benchOwners(b, store, 4)
 	// Tickets of four accounts interleaved, each with a comment.
 	for i := range 4 * models.TicketPageSize {
 		actor := owners[i%len(owners)]
@@ -115,4 +103,14 @@ func BenchmarkTicketsWithCommentsAfterWrites(b *testing.B) {
 			b.Fatalf("%+v, %v", page, err)
 		}
 	}
+}
+
+// benchOwners makes n accounts with an owner each.
+func benchOwners(b *testing.B, store *models.Store, n int) []models.Actor {
+	owners := make([]models.Actor, n)
+	for i := range owners {
+		owner, _ := modelstest.Owner(b, store, fmt.Sprintf("owner%d@example.com", i))
+		owners[i] = owner.Actor()
+	}
+	return owners
 }
