@@ -69,7 +69,10 @@ func CopySQLiteToPostgres(ctx context.Context, sqlitePath string, to *gorm.DB) (
 		}
 		counts = append(counts, CopyTableCount{Table: t.name, Rows: n})
 	}
-	n, err := checkDerivedUsage(ctx, snapshot, target)
+	if _, err := checkDerived(ctx, snapshot, target, "tickets' comment counts", ticketCountsQuery); err != nil {
+		return nil, err
+	}
+	n, err := checkDerived(ctx, snapshot, target, "account_usage", usageQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -77,23 +80,32 @@ func CopySQLiteToPostgres(ctx context.Context, sqlitePath string, to *gorm.DB) (
 	return counts, target.Commit()
 }
 
-// checkDerivedUsage compares account_usage on both sides. It is not
-// copied: the target's triggers built it from the rows copied, so the two
-// agree unless the source's had drifted from its rows.
-func checkDerivedUsage(ctx context.Context, src, dst *sql.Tx) (int64, error) {
-	const q = "SELECT account_id || ' ' || resource || ' ' || used FROM account_usage WHERE used <> 0"
-	want, err := strings1(ctx, src, q)
+// Values the target's triggers build from the rows copied (migrations
+// 0010 and 0012), so they are not copied: account_usage, and the columns
+// of derivedColumns. These queries read them, one line a row, to check
+// both sides agree, which they do unless the source's had drifted.
+var derivedColumns = map[string][]string{"tickets": {"comment_rows", "comment_bytes", "description_author"}}
+
+const (
+	usageQuery        = "SELECT account_id || ' ' || resource || ' ' || used FROM account_usage WHERE used <> 0"
+	ticketCountsQuery = "SELECT id || ' ' || comment_rows || ' ' || comment_bytes || ' ' || coalesce(description_author, '-') FROM tickets"
+)
+
+// checkDerived compares what query reads on both sides and returns its
+// row count.
+func checkDerived(ctx context.Context, src, dst *sql.Tx, what, query string) (int64, error) {
+	want, err := strings1(ctx, src, query)
 	if err != nil {
 		return 0, err
 	}
-	got, err := strings1(ctx, dst, q)
+	got, err := strings1(ctx, dst, query)
 	if err != nil {
 		return 0, err
 	}
 	slices.Sort(want) // in Go: the two databases collate differently
 	slices.Sort(got)
 	if !slices.Equal(want, got) {
-		return 0, fmt.Errorf("account_usage: the copied rows count %v, the source says %v", got, want)
+		return 0, fmt.Errorf("%s: the copied rows make %d lines that differ from the source's %d", what, len(got), len(want))
 	}
 	return int64(len(got)), nil
 }
@@ -206,18 +218,22 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t copyTarget) (int64, erro
 	if err != nil {
 		return 0, err
 	}
+	var copiedCols []string // the columns written: not those triggers build
 	for _, c := range cols {
 		if _, ok := t.columns[c]; !ok {
 			return 0, fmt.Errorf("the target has no column %s", c)
 		}
+		if !slices.Contains(derivedColumns[t.name], c) {
+			copiedCols = append(copiedCols, c)
+		}
 	}
 	var copied, batchBytes int64
-	batch := make([]any, 0, copyBatch*len(cols))
+	batch := make([]any, 0, copyBatch*len(copiedCols))
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		_, err := dst.ExecContext(ctx, insertStatement(t.name, cols, len(batch)/len(cols)), batch...)
+		_, err := dst.ExecContext(ctx, insertStatement(t.name, copiedCols, len(batch)/len(copiedCols)), batch...)
 		batch, batchBytes = batch[:0], 0
 		return err
 	}
@@ -231,13 +247,16 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t copyTarget) (int64, erro
 			return 0, err
 		}
 		for i, v := range values {
+			if slices.Contains(derivedColumns[t.name], cols[i]) {
+				continue
+			}
 			if b, ok := v.([]byte); ok {
 				batchBytes += int64(len(b))
 			}
 			batch = append(batch, convertForPostgres(v, t.columns[cols[i]]))
 		}
 		copied++
-		if len(batch) == copyBatch*len(cols) || batchBytes >= copyBatchBytes {
+		if len(batch) == copyBatch*len(copiedCols) || batchBytes >= copyBatchBytes {
 			if err := flush(); err != nil {
 				return 0, err
 			}

@@ -42,6 +42,16 @@ func TestUpgradeFromRelease0001(t *testing.T) {
 	if err != nil || len(ticket.Comments) != 3 || ticket.Status != models.TicketOpen {
 		t.Fatalf("ticket: %+v, %v", ticket, err)
 	}
+	// Its comment counts start from the comments the release had.
+	bytes := 0
+	for _, c := range ticket.Comments {
+		bytes += len(c.Body)
+	}
+	if ticket.CommentRows != 3 || ticket.CommentBytes != int64(bytes) || ticket.DescriptionAuthor == nil ||
+		*ticket.DescriptionAuthor != ticket.Comments[0].Author {
+		t.Fatalf("ticket counts after the upgrade: %d rows, %d bytes (want %d), author %v",
+			ticket.CommentRows, ticket.CommentBytes, bytes, ticket.DescriptionAuthor)
+	}
 	delivery, err := store.WebhookDelivery(ctx, actor, facts["delivery_id"])
 	if err != nil || len(delivery.AttemptLog) != 1 {
 		t.Fatalf("delivery: %+v, %v", delivery, err)

@@ -118,6 +118,13 @@ type Ticket struct {
 	UpdatedAt       time.Time  `gorm:"not null;autoUpdateTime:false;index:idx_tickets_account_updated,priority:2;index:idx_tickets_updated"`
 	ResolvedAt      *time.Time // when it last became solved; nil while open
 	AssigneeUserID  *string    `gorm:"size:32;index:idx_tickets_assignee"` // the support user working it
+
+	// What the ticket's comments hold, kept by the database's trigger on
+	// ticket_comments (migration 0012) and never written from Go, so a
+	// list reads them with the ticket instead of counting the comments.
+	CommentRows       int     `gorm:"->;not null;default:0"` // the description included
+	CommentBytes      int64   `gorm:"->;not null;default:0"` // of every comment's body
+	DescriptionAuthor *string `gorm:"->;size:254"`           // the requester
 }
 
 // TicketComment is one message on a ticket. The description is the first.

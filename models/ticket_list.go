@@ -218,10 +218,7 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	if err := q.Order(orderBy).Limit(f.Limit + 1).Find(&tickets).Error; err != nil {
 		return nil, nil, err
 	}
-	summaries, err := s.summarize(ctx, tickets)
-	if err != nil {
-		return nil, nil, err
-	}
+	summaries := summarize(tickets)
 	if actor.isStaff() {
 		if err := s.addQueueNames(ctx, summaries); err != nil {
 			return nil, nil, err
@@ -252,22 +249,16 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 }
 
 // summarize adds to each ticket its requester and comment count.
-func (s *Store) summarize(ctx context.Context, tickets []Ticket) ([]TicketSummary, error) {
-	ids := make([]string, len(tickets))
-	for i, t := range tickets {
-		ids[i] = t.ID
-	}
-	texts, err := ticketTexts(s.read(ctx), ids)
-	if err != nil {
-		return nil, err
-	}
+func summarize(tickets []Ticket) []TicketSummary {
 	out := make([]TicketSummary, len(tickets))
 	for i, t := range tickets {
-		tx := texts[t.ID]
-		out[i] = TicketSummary{Ticket: t, Requester: tx.Requester, CommentCount: max(tx.Comments-1, 0),
-			textBytes: int64(len(t.Subject)+len(t.Description)) + tx.Bytes}
+		out[i] = TicketSummary{Ticket: t, CommentCount: max(t.CommentRows-1, 0),
+			textBytes: int64(len(t.Subject)) + t.CommentBytes}
+		if t.DescriptionAuthor != nil {
+			out[i].Requester = *t.DescriptionAuthor
+		}
 	}
-	return out, nil
+	return out
 }
 
 // withinBudget is how many of tickets, from the first, fit in budget bytes

@@ -1,10 +1,6 @@
 package models
 
-import (
-	"fmt"
-
-	"gorm.io/gorm"
-)
+import "fmt"
 
 // Bounds on one ticket's text. A ticket is read whole (the API's ticket,
 // the dashboard's page), so without them one account could make each read
@@ -28,50 +24,16 @@ const (
 // ticket. With MaxTicketTextBytes that keeps a page within a few MiB.
 const TicketListTextBudget = 1 << 20
 
-// ticketText is what a ticket's comments hold, counted by the database
-// without reading their text out.
-type ticketText struct {
-	TicketID  string
-	Comments  int    // rows, the description included
-	Bytes     int64  // of every comment's body
-	Requester string // author of the description
-}
-
-// ticketTexts counts the comments of tickets in one query.
-func ticketTexts(db *gorm.DB, ids []string) (map[string]ticketText, error) {
-	out := make(map[string]ticketText, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	var rows []ticketText
-	err := db.Model(&TicketComment{}).
-		Select("ticket_id, COUNT(*) AS comments, COALESCE(SUM(octet_length(body)), 0) AS bytes, "+
-			"MAX(CASE WHEN seq = 0 THEN author END) AS requester").
-		Where("ticket_id IN ?", ids).Group("ticket_id").Scan(&rows).Error
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.TicketID] = r
-	}
-	return out, nil
-}
-
 // checkCommentFits refuses a comment that would take t past
 // MaxTicketComments or MaxTicketTextBytes. Call it with t locked, and
 // use the count it returns as the new comment's seq.
-func checkCommentFits(tx *gorm.DB, t *Ticket, body string) (int, error) {
-	texts, err := ticketTexts(tx, []string{t.ID})
-	if err != nil {
-		return 0, err
-	}
-	have := texts[t.ID]
-	if have.Comments-1 >= MaxTicketComments {
+func checkCommentFits(t *Ticket, body string) (int, error) {
+	if t.CommentRows-1 >= MaxTicketComments {
 		return 0, InvalidField("comment", fmt.Sprintf("the ticket has reached its %d comments; open a new ticket", MaxTicketComments))
 	}
-	if int64(len(t.Subject))+have.Bytes+int64(len(body)) > MaxTicketTextBytes {
+	if int64(len(t.Subject))+t.CommentBytes+int64(len(body)) > MaxTicketTextBytes {
 		return 0, InvalidField("comment.body", fmt.Sprintf(
 			"would take the ticket's text (subject, description and comments) past %d bytes; open a new ticket", MaxTicketTextBytes))
 	}
-	return have.Comments, nil
+	return t.CommentRows, nil
 }

@@ -144,11 +144,11 @@ func (s *Store) applyTicketChange(tx *gorm.DB, actor Actor, t *Ticket, in Update
 		t.Status = *in.Status
 	}
 	if in.Comment != nil {
-		seq, err := checkCommentFits(tx, t, in.Comment.Body)
+		seq, err := checkCommentFits(t, in.Comment.Body)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.addComment(tx, actor, t.ID, seq, in.Comment.Body); err != nil {
+		if err := s.addComment(tx, actor, t, seq, in.Comment.Body); err != nil {
 			return nil, err
 		}
 		changes["comment_added"] = true

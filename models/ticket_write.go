@@ -128,7 +128,7 @@ func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketIn
 		if err := tx.Create(t).Error; err != nil {
 			return err
 		}
-		if err := s.addComment(tx, actor, t.ID, 0, in.Description); err != nil {
+		if err := s.addComment(tx, actor, t, 0, in.Description); err != nil {
 			return err
 		}
 		if err := s.enqueueTicketEvent(tx, EventTicketCreated, t); err != nil {
@@ -162,8 +162,10 @@ func instanceExists(tx *gorm.DB, accountID, id string) error {
 	return nil
 }
 
-func (s *Store) addComment(tx *gorm.DB, actor Actor, ticketID string, seq int, body string) error {
-	c := TicketComment{ID: NewID(), TicketID: ticketID, Seq: seq, Author: commentAuthor(actor), Body: body, CreatedAt: s.Now()}
+// addComment adds a comment to t, and to t in memory the counts the
+// database's trigger adds to its row.
+func (s *Store) addComment(tx *gorm.DB, actor Actor, t *Ticket, seq int, body string) error {
+	c := TicketComment{ID: NewID(), TicketID: t.ID, Seq: seq, Author: commentAuthor(actor), Body: body, CreatedAt: s.Now()}
 	if actor.UserID != "" {
 		c.AuthorUserID = &actor.UserID
 	}
@@ -171,5 +173,13 @@ func (s *Store) addComment(tx *gorm.DB, actor Actor, ticketID string, seq int, b
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return &Error{Code: CodeInternal, Retryable: true, Message: "A concurrent comment was added", Suggestion: "Retry the request"}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	t.CommentRows++
+	t.CommentBytes += int64(len(body))
+	if seq == 0 {
+		t.DescriptionAuthor = &c.Author
+	}
+	return nil
 }
