@@ -76,9 +76,10 @@ func unboundedStore(b *testing.B) *models.Store {
 func BenchmarkTicketsWithCommentsAfterWrites(b *testing.B) {
 	ctx := context.Background()
 	store := unboundedStore(b)
-	owners := benchOwners(b, store, 4)
-	// Tickets of four accounts interleaved, each with a comment.
-	for i := range 4 * models.TicketPageSize {
+	// Tickets of 16 accounts interleaved, each with a comment, as many
+	// accounts' tickets are on a busy server.
+	owners := benchOwners(b, store, 16)
+	for i := range len(owners) * models.TicketPageSize {
 		actor := owners[i%len(owners)]
 		t, err := store.CreateTicket(ctx, actor, models.CreateTicketInput{Subject: fmt.Sprintf("ticket %d", i),
 			Description: "It broke.", Type: models.TicketServiceRequest})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -128,10 +129,14 @@ type Ticket struct {
 }
 
 // TicketComment is one message on a ticket. The description is the first.
+//
+// Comments are keyed by account, ticket and seq, the order a ticket list
+// reads them (migration 0013); AccountID is the ticket's.
 type TicketComment struct {
-	ID           string    `gorm:"primaryKey;size:32"`
-	TicketID     string    `gorm:"size:32;not null;uniqueIndex:idx_ticket_comments_seq,priority:1"`
-	Seq          int       `gorm:"not null;uniqueIndex:idx_ticket_comments_seq,priority:2"`
+	AccountID    string    `gorm:"primaryKey;size:32;not null"`
+	TicketID     string    `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_ticket_comments_seq,priority:1"`
+	Seq          int       `gorm:"primaryKey;autoIncrement:false;not null;uniqueIndex:idx_ticket_comments_seq,priority:2"`
+	ID           string    `gorm:"size:32;not null;uniqueIndex:idx_ticket_comments_id"`
 	AuthorUserID *string   `gorm:"size:32"`
 	Author       string    `gorm:"size:254;not null"` // the owner's email, or "support"
 	Body         string    `gorm:"not null"`
@@ -219,8 +224,15 @@ func (s *Store) withComments(ctx context.Context, tickets []Ticket) ([]TicketDet
 		ids[i], at[t.ID] = t.ID, i
 		out[i] = TicketDetail{Ticket: t, Comments: []TicketComment{}}
 	}
+	q := s.read(ctx).Where("ticket_id IN ?", ids)
+	if account := tickets[0].AccountID; !slices.ContainsFunc(tickets, func(t Ticket) bool { return t.AccountID != account }) {
+		// One account's (every owner's list): a range of the key.
+		q = q.Where("account_id = ?", account).Order("account_id, ticket_id, seq")
+	} else {
+		q = q.Order("ticket_id, seq")
+	}
 	var comments []TicketComment
-	if err := s.read(ctx).Where("ticket_id IN ?", ids).Order("ticket_id, seq").Find(&comments).Error; err != nil {
+	if err := q.Find(&comments).Error; err != nil {
 		return nil, err
 	}
 	for _, c := range comments {

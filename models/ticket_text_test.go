@@ -11,9 +11,10 @@ import (
 // has, so a test can start next to a cap without thousands of requests.
 func (f *ticketFixture) fill(ticketID string, have int, bodies ...string) {
 	f.t.Helper()
+	accountID := f.owner.AccountID
 	rows := make([]models.TicketComment, len(bodies))
 	for i, b := range bodies {
-		rows[i] = models.TicketComment{ID: models.NewID(), TicketID: ticketID, Seq: have + i, Author: "support", Body: b, CreatedAt: f.store.Now()}
+		rows[i] = models.TicketComment{AccountID: accountID, ID: models.NewID(), TicketID: ticketID, Seq: have + i, Author: "support", Body: b, CreatedAt: f.store.Now()}
 	}
 	if err := f.store.DB().CreateInBatches(rows, 100).Error; err != nil {
 		f.t.Fatal(err)

@@ -165,7 +165,7 @@ func instanceExists(tx *gorm.DB, accountID, id string) error {
 // addComment adds a comment to t, and to t in memory the counts the
 // database's trigger adds to its row.
 func (s *Store) addComment(tx *gorm.DB, actor Actor, t *Ticket, seq int, body string) error {
-	c := TicketComment{ID: NewID(), TicketID: t.ID, Seq: seq, Author: commentAuthor(actor), Body: body, CreatedAt: s.Now()}
+	c := TicketComment{AccountID: t.AccountID, ID: NewID(), TicketID: t.ID, Seq: seq, Author: commentAuthor(actor), Body: body, CreatedAt: s.Now()}
 	if actor.UserID != "" {
 		c.AuthorUserID = &actor.UserID
 	}

@@ -14,18 +14,18 @@ ALTER TABLE `tickets` ADD COLUMN `description_author` text;
 
 UPDATE `tickets` SET
   `comment_rows` = (SELECT count(*) FROM `ticket_comments` c WHERE c.`ticket_id` = `tickets`.`id`),
-  `comment_bytes` = (SELECT coalesce(sum(octet_length(c.`body`)), 0) FROM `ticket_comments` c WHERE c.`ticket_id` = `tickets`.`id`),
+  `comment_bytes` = (SELECT coalesce(sum(length(CAST(c.`body` AS BLOB))), 0) FROM `ticket_comments` c WHERE c.`ticket_id` = `tickets`.`id`),
   `description_author` = (SELECT c.`author` FROM `ticket_comments` c WHERE c.`ticket_id` = `tickets`.`id` AND c.`seq` = 0);
 
 CREATE TRIGGER `count_ticket_comments_insert` AFTER INSERT ON `ticket_comments` BEGIN
   UPDATE `tickets` SET `comment_rows` = `comment_rows` + 1,
-    `comment_bytes` = `comment_bytes` + octet_length(NEW.`body`),
+    `comment_bytes` = `comment_bytes` + length(CAST(NEW.`body` AS BLOB)),
     `description_author` = CASE WHEN NEW.`seq` = 0 THEN NEW.`author` ELSE `description_author` END
   WHERE `id` = NEW.`ticket_id`;
 END;
 CREATE TRIGGER `count_ticket_comments_delete` AFTER DELETE ON `ticket_comments` BEGIN
   UPDATE `tickets` SET `comment_rows` = `comment_rows` - 1,
-    `comment_bytes` = `comment_bytes` - octet_length(OLD.`body`),
+    `comment_bytes` = `comment_bytes` - length(CAST(OLD.`body` AS BLOB)),
     `description_author` = CASE WHEN OLD.`seq` = 0 THEN NULL ELSE `description_author` END
   WHERE `id` = OLD.`ticket_id`;
 END;
