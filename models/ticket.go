@@ -101,10 +101,11 @@ const (
 	TicketSourceDashboard = "dashboard"
 )
 
-// Ticket is a support request of one account.
+// Ticket is a support request of one account. Tickets are keyed by
+// account, then id (migration 0014), so an account's are stored together.
 type Ticket struct {
-	ID              string     `gorm:"primaryKey;size:32"`
-	AccountID       string     `gorm:"size:32;not null;index:idx_tickets_account_created,priority:1;index:idx_tickets_account_updated,priority:1"`
+	AccountID       string     `gorm:"primaryKey;size:32;not null;index:idx_tickets_account_created,priority:1;index:idx_tickets_account_updated,priority:1"`
+	ID              string     `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_tickets_id"`
 	CreatedByUserID string     `gorm:"size:32;not null"`
 	Subject         string     `gorm:"size:200;not null"`
 	Description     string     `gorm:"not null"`
