@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"slices"
@@ -37,21 +38,33 @@ type envelope struct {
 // checkBody reports what is wrong with an answer under /api/, or "" when
 // it is well formed: every answer is JSON, and every error (status 400 and
 // up) is {"error": {"code", "message", "request_id"}}. It returns the
-// error's code for errors.
-func checkBody(status int, contentType string, body []byte) (code, problem string) {
+// error's code for errors. A success is decoded into out when out is not
+// nil; decodeErr is a well-formed body of another shape than out's.
+func checkBody(status int, contentType string, body []byte, out any) (code, problem string, decodeErr error) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil || mt != "application/json" {
-		return "", fmt.Sprintf("Content-Type %q is not application/json", contentType)
+		return "", fmt.Sprintf("Content-Type %q is not application/json", contentType), nil
+	}
+	if status < 400 && out != nil {
+		// Unmarshal checks the whole body is JSON before it decodes, so
+		// a large page (audit events) is scanned once here, not twice.
+		var syntax *json.SyntaxError
+		if err := json.Unmarshal(body, out); errors.As(err, &syntax) {
+			return "", "body is not JSON: " + excerpt(body), nil
+		} else if err != nil {
+			return "", "", err
+		}
+		return "", "", nil
 	}
 	if !json.Valid(body) {
-		return "", "body is not JSON: " + excerpt(body)
+		return "", "body is not JSON: " + excerpt(body), nil
 	}
 	if status < 400 {
-		return "", ""
+		return "", "", nil
 	}
 	var env envelope
 	if err := json.Unmarshal(body, &env); err != nil || env.Error == nil {
-		return "", "error without the {\"error\": ...} envelope: " + excerpt(body)
+		return "", "error without the {\"error\": ...} envelope: " + excerpt(body), nil
 	}
 	var missing []string
 	for name, v := range map[string]string{"code": env.Error.Code, "message": env.Error.Message,
@@ -62,9 +75,9 @@ func checkBody(status int, contentType string, body []byte) (code, problem strin
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return env.Error.Code, "error envelope without " + strings.Join(missing, ", ") + ": " + excerpt(body)
+		return env.Error.Code, "error envelope without " + strings.Join(missing, ", ") + ": " + excerpt(body), nil
 	}
-	return env.Error.Code, ""
+	return env.Error.Code, "", nil
 }
 
 // expectedError is an error answer an operation may meet when many

@@ -29,14 +29,29 @@ func TestCheckBody(t *testing.T) {
 		{"error null", 500, "application/json", `{"error":null}`, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, problem := checkBody(tc.status, tc.contentType, []byte(tc.body))
-			if (problem != "") != tc.bad {
-				t.Errorf("problem = %q, want bad=%v", problem, tc.bad)
-			}
-			if code != tc.code {
-				t.Errorf("code = %q, want %q", code, tc.code)
+			// The same verdict whether or not the caller decodes the body.
+			for _, out := range []any{nil, &map[string]any{}} {
+				code, problem, decodeErr := checkBody(tc.status, tc.contentType, []byte(tc.body), out)
+				if (problem != "") != tc.bad || decodeErr != nil {
+					t.Errorf("decoding into %T: problem = %q, decode error %v, want bad=%v", out, problem, decodeErr, tc.bad)
+				}
+				if code != tc.code {
+					t.Errorf("decoding into %T: code = %q, want %q", out, code, tc.code)
+				}
 			}
 		})
+	}
+}
+
+// A well-formed answer of another shape than the workload decodes is the
+// tool's fault, not the server's: no problem, a decode error.
+func TestCheckBodyOtherShape(t *testing.T) {
+	var out struct {
+		PageToken *string `json:"page_token"`
+	}
+	_, problem, decodeErr := checkBody(200, "application/json", []byte(`{"page_token": 7}`), &out)
+	if problem != "" || decodeErr == nil {
+		t.Fatalf("problem %q, decode error %v", problem, decodeErr)
 	}
 }
 

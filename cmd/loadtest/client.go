@@ -68,8 +68,9 @@ func (c *client) do(ctx context.Context, op, method, path string, in, out any, e
 	}
 	timedOut := err != nil && errors.Is(reqCtx.Err(), context.DeadlineExceeded)
 	var problem string
+	var decodeErr error
 	if err == nil {
-		r.code, problem = checkBody(status, ctype, raw)
+		r.code, problem, decodeErr = checkBody(status, ctype, raw, out)
 	}
 	r.outcome = classify(status, r.code, problem, err, timedOut, expected)
 	switch {
@@ -86,14 +87,12 @@ func (c *client) do(ctx context.Context, op, method, path string, in, out any, e
 	if r.outcome != outcomeOK {
 		return false
 	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			// checkBody found valid JSON, so the shape differs from what
-			// the workload expects: the tool is out of date, not the server.
-			c.results[len(c.results)-1].outcome = outcomeUnexpected
-			c.results[len(c.results)-1].detail = fmt.Sprintf("%s %s: decode: %v", method, path, err)
-			return false
-		}
+	if decodeErr != nil {
+		// Valid JSON of another shape than the workload expects: the
+		// tool is out of date, not the server.
+		c.results[len(c.results)-1].outcome = outcomeUnexpected
+		c.results[len(c.results)-1].detail = fmt.Sprintf("%s %s: decode: %v", method, path, decodeErr)
+		return false
 	}
 	return true
 }
