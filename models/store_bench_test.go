@@ -30,6 +30,9 @@ func BenchmarkCreateFilesystemsParallel(b *testing.B) {
 			}
 		}
 	})
+	if w, ok := models.WriterStats(store.DB()); ok && w.Commits > 0 {
+		b.ReportMetric(float64(w.Changes)/float64(w.Commits), "changes/commit")
+	}
 }
 
 // BenchmarkAuditPageAfterWrites reads the first page of an account's
