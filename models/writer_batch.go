@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -170,8 +171,19 @@ func (w *sqliteWriter) commitBatch() bool {
 	}
 	done := []*queuedWrite{first}
 	budget := time.Duration(w.budget.Load())
+	yielded := false
 	for len(done) < batchSize && time.Since(start) < budget {
 		q := w.next()
+		if q == nil && !yielded {
+			// Once, let the goroutines waiting for a CPU run first: on a
+			// small machine they include requests about to queue a change,
+			// which would otherwise wait a whole batch and its COMMIT.
+			// Over HTTP at 64 connections on 2 CPUs batches grew and
+			// creates/s rose 4-8% (p99 no worse; 4 connections unchanged).
+			runtime.Gosched()
+			yielded = true
+			q = w.next()
+		}
 		if q == nil {
 			break
 		}
