@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
 
@@ -18,7 +19,13 @@ import (
 // its address.
 func serve(t *testing.T) string {
 	t.Helper()
-	app := New(Config{Store: modelstest.Open(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return serveStore(t, modelstest.Open(t))
+}
+
+// serveStore is serve over store.
+func serveStore(t *testing.T, store *models.Store) string {
+	t.Helper()
+	app := New(Config{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

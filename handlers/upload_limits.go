@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/web"
 	"cloudplane/models"
 )
 
@@ -25,10 +27,12 @@ const uploadFormOverhead = 64 << 10
 // 1 MiB BodyLimit, before fasthttp reads their body: a PUT to a presigned
 // URL up to the size the URL declares (never more than the cap; the
 // signature over that size is checked by the handler), and the
-// dashboard's upload form up to the cap. A larger Content-Length is
+// dashboard's upload form up to the cap when it comes with a live session
+// (signedIn), so that nobody signed out makes the server hold 25 MiB
+// bodies only to be sent to the sign-in page. A larger Content-Length is
 // refused before reading; a chunked body is cut at the limit. Every other
 // request keeps BodyLimit.
-func uploadLimits(readTimeout time.Duration) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+func uploadLimits(readTimeout time.Duration, signedIn func(sessionToken string) bool) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
 	timeout := max(readTimeout, UploadReadTimeout)
 	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 		path, query, _ := bytes.Cut(h.RequestURI(), []byte("?"))
@@ -40,7 +44,7 @@ func uploadLimits(readTimeout time.Duration) func(*fasthttp.RequestHeader) fasth
 				return fasthttp.RequestConfig{}
 			}
 			return fasthttp.RequestConfig{MaxRequestBodySize: int(min(size, models.MaxAttachmentSize)), ReadTimeout: timeout}
-		case h.IsPost() && isUploadForm(string(path)):
+		case h.IsPost() && isUploadForm(string(path)) && signedIn(string(h.Cookie(web.SessionCookie))):
 			return fasthttp.RequestConfig{MaxRequestBodySize: models.MaxAttachmentSize + uploadFormOverhead, ReadTimeout: timeout}
 		}
 		return fasthttp.RequestConfig{}
@@ -58,3 +62,22 @@ func isUploadForm(path string) bool {
 }
 
 func isTransferPath(p string) bool { return strings.HasPrefix(p, api.TransferPathPrefix) }
+
+// liveSession reports whether token names a live dashboard session. The
+// handler checks the session again, with its role and CSRF token; this is
+// only whether the body may be large.
+func liveSession(store *models.Store) func(token string) bool {
+	return func(token string) bool {
+		if token == "" {
+			return false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), sessionCheckTimeout)
+		defer cancel()
+		_, _, err := store.SessionByToken(ctx, token)
+		return err == nil
+	}
+}
+
+// sessionCheckTimeout bounds liveSession's read, which runs before the
+// request's own deadline starts.
+const sessionCheckTimeout = 2 * time.Second

@@ -85,7 +85,7 @@ func (h *Handlers) takeOnce(c *fiber.Ctx, kind onceKind, v any) (bool, error) {
 
 // onceAEAD is AES-256-GCM keyed by the session's cookie.
 func onceAEAD(c *fiber.Ctx) (cipher.AEAD, error) {
-	key := sha256.Sum256([]byte("cloudplane one-time value\x00" + c.Cookies(sessionCookie)))
+	key := sha256.Sum256([]byte("cloudplane one-time value\x00" + c.Cookies(SessionCookie)))
 	block, err := aes.NewCipher(key[:])
 	if err != nil {
 		return nil, err

@@ -16,7 +16,8 @@ import (
 )
 
 const (
-	sessionCookie = "cloudplane_session"
+	// SessionCookie holds a signed-in user's session token.
+	SessionCookie = "cloudplane_session"
 	// csrfCookie holds the CSRF token of a visitor not yet signed in, so
 	// that the sign-in and setup forms are protected too.
 	csrfCookie = "cloudplane_csrf"
@@ -32,14 +33,14 @@ const (
 // LoadSession finds who is signed in from the session cookie. It lets
 // everyone through; RequireUser turns visitors away.
 func (h *Handlers) LoadSession(c *fiber.Ctx) error {
-	token := c.Cookies(sessionCookie)
+	token := c.Cookies(SessionCookie)
 	if token == "" {
 		return c.Next()
 	}
 	sess, u, err := h.store.SessionByToken(c.UserContext(), token)
 	switch {
 	case errors.Is(err, models.ErrNoSession):
-		clearCookie(c, sessionCookie)
+		clearCookie(c, SessionCookie)
 		c.Locals(expiredLocal, true)
 	case err != nil:
 		return err

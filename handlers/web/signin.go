@@ -50,7 +50,7 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 	}
 	_, token, err := h.store.SignIn(c.UserContext(), models.SignInInput{
 		Email: form.Value("email"), Password: c.FormValue("password"),
-		ReplacesToken: c.Cookies(sessionCookie), SourceIP: c.IP(),
+		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(),
 	})
 	if models.IsBadCredentials(err) {
 		h.metrics.SignInFailed()
@@ -73,16 +73,16 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 // startSession hands the browser its new session and drops the
 // visitor's CSRF cookie: from now on the session's token is the one.
 func startSession(c *fiber.Ctx, token string) {
-	setCookie(c, sessionCookie, token)
+	setCookie(c, SessionCookie, token)
 	clearCookie(c, csrfCookie)
 }
 
 // SignOut ends the session everywhere it is stored.
 func (h *Handlers) SignOut(c *fiber.Ctx) error {
-	if err := h.store.SignOut(c.UserContext(), c.Cookies(sessionCookie)); err != nil {
+	if err := h.store.SignOut(c.UserContext(), c.Cookies(SessionCookie)); err != nil {
 		return err
 	}
-	clearCookie(c, sessionCookie)
+	clearCookie(c, SessionCookie)
 	return redirect(c, "/sign-in?notice="+noticeSignedOut)
 }
 
