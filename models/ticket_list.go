@@ -248,12 +248,14 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	return summaries, &token, nil
 }
 
-// summarize adds to each ticket its requester and comment count.
+// summarize adds to each ticket its requester and comment count. Its text
+// is what the API's answer carries: the description is read (when it is)
+// and is the first comment too.
 func summarize(tickets []Ticket) []TicketSummary {
 	out := make([]TicketSummary, len(tickets))
 	for i, t := range tickets {
 		out[i] = TicketSummary{Ticket: t, CommentCount: max(t.CommentRows-1, 0),
-			textBytes: int64(len(t.Subject)) + t.CommentBytes}
+			textBytes: int64(len(t.Subject)+len(t.Description)) + t.CommentBytes}
 		if t.DescriptionAuthor != nil {
 			out[i].Requester = *t.DescriptionAuthor
 		}

@@ -157,3 +157,33 @@ func TestTicketPagesStayWithinTheTextBudget(t *testing.T) {
 		}
 	}
 }
+
+// The budget counts a page's text as the API's answer carries it: each
+// ticket's subject, its description, and every comment, the description
+// again among them. Tickets of long descriptions and no other comment fill
+// a page by their descriptions alone.
+func TestTicketPageBudgetCountsTheDescriptionTwice(t *testing.T) {
+	f := newTicketFixture(t)
+	description := strings.Repeat("d", models.MaxTicketText)
+	for range 24 {
+		if _, err := f.store.CreateTicket(f.ctx, f.owner, models.CreateTicketInput{Subject: "long",
+			Description: description, Type: models.TicketServiceRequest}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := f.store.TicketsWithComments(f.ctx, f.owner, models.TicketFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := 0
+	for _, d := range page.Tickets {
+		size += len(d.Subject) + len(d.Description)
+		for _, c := range d.Comments {
+			size += len(c.Body)
+		}
+	}
+	if len(page.Tickets) < 2 || size > models.TicketListTextBudget || page.NextPageToken == nil {
+		t.Fatalf("a page of %d tickets carries %d bytes of text (budget %d), next page %v",
+			len(page.Tickets), size, models.TicketListTextBudget, page.NextPageToken)
+	}
+}
