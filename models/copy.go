@@ -105,9 +105,24 @@ func checkDerived(ctx context.Context, src, dst *sql.Tx, what, query string) (in
 	slices.Sort(want) // in Go: the two databases collate differently
 	slices.Sort(got)
 	if !slices.Equal(want, got) {
-		return 0, fmt.Errorf("%s: the copied rows make %d lines that differ from the source's %d", what, len(got), len(want))
+		return 0, fmt.Errorf("%s: the copied rows make %d lines, the source %d; the first that differ: %s", what,
+			len(got), len(want), firstDifference(got, want))
 	}
 	return int64(len(got)), nil
+}
+
+// firstDifference names the first line, in sorted order, where the
+// target's lines and the source's part.
+func firstDifference(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("copied %q, source %q", got[i], want[i])
+		}
+	}
+	if len(got) > len(want) {
+		return fmt.Sprintf("copied %q, source none", got[len(want)])
+	}
+	return fmt.Sprintf("copied none, source %q", want[len(got)])
 }
 
 // copyTarget is a target table with the PostgreSQL type of each column.
