@@ -165,7 +165,11 @@ func TestTicketListsManyAtOnceBesideComments(t *testing.T) {
 				return
 			}
 			page, err := f.store.TicketsWithComments(f.ctx, f.owner, models.TicketFilter{})
-			if err == nil && len(page.Tickets) != len(ids) {
+			if err != nil {
+				errs <- err
+				return
+			}
+			if len(page.Tickets) != len(ids) {
 				err = fmt.Errorf("listed %d tickets", len(page.Tickets))
 			}
 			for _, tk := range page.Tickets {
@@ -181,6 +185,22 @@ func TestTicketListsManyAtOnceBesideComments(t *testing.T) {
 	for err := range errs {
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+	// The counts the trigger kept while comments were written at once
+	// agree with the comments.
+	page, err := f.store.TicketsWithComments(f.ctx, f.owner, models.TicketFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range page.Tickets {
+		bytes := int64(0)
+		for _, c := range tk.Comments {
+			bytes += int64(len(c.Body))
+		}
+		if tk.CommentRows != len(tk.Comments) || tk.CommentBytes != bytes || tk.Summary().CommentCount != len(tk.Comments)-1 {
+			t.Fatalf("ticket %s: counted %d comments of %d bytes, holds %d of %d",
+				tk.ID, tk.CommentRows, tk.CommentBytes, len(tk.Comments), bytes)
 		}
 	}
 }
