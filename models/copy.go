@@ -234,11 +234,12 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t copyTarget) (int64, erro
 		return 0, err
 	}
 	var copiedCols []string // the columns written: not those triggers build
-	for _, c := range cols {
+	derived := make([]bool, len(cols))
+	for i, c := range cols {
 		if _, ok := t.columns[c]; !ok {
 			return 0, fmt.Errorf("the target has no column %s", c)
 		}
-		if !slices.Contains(derivedColumns[t.name], c) {
+		if derived[i] = slices.Contains(derivedColumns[t.name], c); !derived[i] {
 			copiedCols = append(copiedCols, c)
 		}
 	}
@@ -262,7 +263,7 @@ func copyTable(ctx context.Context, src, dst *sql.Tx, t copyTarget) (int64, erro
 			return 0, err
 		}
 		for i, v := range values {
-			if slices.Contains(derivedColumns[t.name], cols[i]) {
+			if derived[i] {
 				continue
 			}
 			if b, ok := v.([]byte); ok {
