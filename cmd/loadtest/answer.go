@@ -13,14 +13,15 @@ import (
 type outcome int
 
 const (
-	outcomeOK         outcome = iota // 2xx
-	outcomeExpected                  // a 4xx the operation may meet under load (quota, capacity)
-	outcomeConflict                  // 409 global/internal-error: the contract lets the caller retry
-	outcomeUnexpected                // any other 4xx: the tool or the server is wrong
-	outcomeServer                    // 5xx
-	outcomeTimeout                   // no answer within -timeout
-	outcomeNoAnswer                  // connection refused, reset, or closed
-	outcomeBadBody                   // not JSON, or an error without the contract's envelope
+	outcomeOK          outcome = iota // 2xx
+	outcomeExpected                   // a 4xx the operation may meet under load (quota, capacity)
+	outcomeConflict                   // 409 global/internal-error: the contract lets the caller retry
+	outcomeUnavailable                // 503 provider/internal-unavailable while a planned outage allows it
+	outcomeUnexpected                 // any other 4xx: the tool or the server is wrong
+	outcomeServer                     // 5xx
+	outcomeTimeout                    // no answer within -timeout
+	outcomeNoAnswer                   // connection refused, reset, or closed
+	outcomeBadBody                    // not JSON, or an error without the contract's envelope
 )
 
 // failed reports whether the outcome fails the run on its own.

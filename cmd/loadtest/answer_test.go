@@ -89,7 +89,7 @@ func TestClassify(t *testing.T) {
 		})
 	}
 	for o := outcomeOK; o <= outcomeBadBody; o++ {
-		want := o != outcomeOK && o != outcomeExpected && o != outcomeConflict
+		want := o != outcomeOK && o != outcomeExpected && o != outcomeConflict && o != outcomeUnavailable
 		if o.failed() != want {
 			t.Errorf("outcome %d: failed() = %v, want %v", o, o.failed(), want)
 		}

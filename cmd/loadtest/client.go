@@ -60,7 +60,7 @@ func (c *client) do(ctx context.Context, op, method, path string, in, out any, e
 		req.Header.Set("Content-Type", "application/json")
 	}
 	start := time.Now()
-	status, ctype, raw, err := send(c.http, req)
+	status, header, raw, err := send(c.http, req)
 	r := result{op: op, status: status, done: time.Now()}
 	r.latency = r.done.Sub(start)
 	if err != nil && ctx.Err() != nil {
@@ -70,7 +70,10 @@ func (c *client) do(ctx context.Context, op, method, path string, in, out any, e
 	var problem string
 	var decodeErr error
 	if err == nil {
-		r.code, problem, decodeErr = checkBody(status, ctype, raw, out)
+		r.code, problem, decodeErr = checkBody(status, header.Get("Content-Type"), raw, out)
+		if problem == "" && status == http.StatusServiceUnavailable && header.Get("Retry-After") == "" {
+			problem = "503 without Retry-After: " + excerpt(raw)
+		}
 	}
 	r.outcome = classify(status, r.code, problem, err, timedOut, expected)
 	switch {
@@ -98,12 +101,12 @@ func (c *client) do(ctx context.Context, op, method, path string, in, out any, e
 }
 
 // send makes the request and reads the whole answer.
-func send(hc *http.Client, req *http.Request) (status int, contentType string, body []byte, err error) {
+func send(hc *http.Client, req *http.Request) (status int, header http.Header, body []byte, err error) {
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, "", nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	return resp.StatusCode, resp.Header.Get("Content-Type"), body, err
+	return resp.StatusCode, resp.Header, body, err
 }

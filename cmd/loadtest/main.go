@@ -6,9 +6,12 @@
 //	go run ./cmd/loadtest                                  # SQLite, 64 clients, 20 s
 //	go run ./cmd/loadtest -database postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 //	go run ./cmd/loadtest -clients 200 -duration 60s -max-p99 250ms
+//	go run ./cmd/loadtest -database postgres://... -outage-stop 'pg_ctlcluster 15 main stop -m fast' \
+//		-outage-start 'pg_ctlcluster 15 main start'   # restart PostgreSQL under the load
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -33,6 +36,7 @@ type options struct {
 	seed                uint64
 	keep                bool
 	limits              limits
+	outage              outagePlan
 }
 
 func main() {
@@ -51,9 +55,17 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
 	flag.DurationVar(&o.limits.maxP99, "max-p99", 0, "fail when an operation's p99 latency is above this (0: off)")
 	flag.IntVar(&o.limits.maxConflicts, "max-conflicts", -1, "fail when more requests than this answer 409 (-1: off)")
+	flag.StringVar(&o.outage.stop, "outage-stop", "", "a shell command that stops the PostgreSQL server during the load (with -outage-start)")
+	flag.StringVar(&o.outage.start, "outage-start", "", "a shell command that starts it again")
+	flag.DurationVar(&o.outage.at, "outage-at", 0, "when to stop the database, from the start of the load (0: a third of -duration)")
+	flag.DurationVar(&o.outage.down, "outage-for", 5*time.Second, "how long the database stays stopped")
+	flag.DurationVar(&o.outage.recovery, "recovery", 5*time.Second, "how soon after the database answers again every request must succeed")
 	flag.Parse()
-	if flag.NArg() > 0 || o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0 {
-		fmt.Fprintln(os.Stderr, "loadtest: want -clients and -clients-per-account >= 1, a positive -duration and -timeout, and no arguments")
+	if o.outage.at == 0 {
+		o.outage.at = o.duration / 3
+	}
+	if msg := o.invalid(); msg != "" || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "loadtest: "+cmp.Or(msg, "want no arguments, only flags"))
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -72,6 +84,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(2)
 	}
+}
+
+// invalid says what is wrong with o's flags, or "" when nothing is.
+func (o options) invalid() string {
+	switch {
+	case o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0:
+		return "want -clients and -clients-per-account >= 1, and a positive -duration and -timeout"
+	case (o.outage.stop == "") != (o.outage.start == ""):
+		return "-outage-stop and -outage-start go together"
+	case o.outage.planned() && o.database == "":
+		return "an outage needs a PostgreSQL server (-database)"
+	case o.outage.planned() && (o.outage.at < 0 || o.outage.down < 0 || o.outage.recovery < 0 ||
+		o.outage.at+o.outage.down >= o.duration):
+		return "the outage (-outage-at plus -outage-for) must end before -duration does"
+	}
+	return ""
 }
 
 // errFailed is a run that happened and failed its checks; the report
@@ -133,7 +161,7 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	return loadAndReport(ctx, o, srv, keys, out)
+	return loadAndReport(ctx, o, srv, dsn, keys, out)
 }
 
 // stopGrace is how long the server may drain after SIGTERM: a little

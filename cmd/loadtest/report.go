@@ -19,7 +19,7 @@ const maxFailureGroups = 15
 // loadAndReport gives every account its launch key, runs the clients,
 // checks the server afterwards, stops it, and prints the report. It
 // returns errFailed when the run fails its checks.
-func loadAndReport(ctx context.Context, o options, srv *server, keys []string, out io.Writer) error {
+func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys []string, out io.Writer) error {
 	transport := newTransport(o.clients)
 	defer transport.CloseIdleConnections()
 	hc := &http.Client{Transport: transport}
@@ -38,12 +38,26 @@ func loadAndReport(ctx context.Context, o options, srv *server, keys []string, o
 	}
 	fmt.Fprintf(out, "load for %s (seed %d)\n", o.duration, seed)
 	start := time.Now()
+	outageC := make(chan outage, 1)
+	if o.outage.planned() {
+		go func() { outageC <- takeDatabaseAway(ctx, o.outage, dsn, start) }()
+	}
 	results := runClients(ctx, o, hc, srv.base, keys, seed)
 	elapsed := time.Since(start)
+	var away *outage
+	if o.outage.planned() {
+		away = new(<-outageC)
+		if away.err == nil {
+			away.excuse(results, o.outage.recovery)
+		}
+	}
 	interrupted := ctx.Err() != nil
 	transport.CloseIdleConnections()
 
 	var afterwards []string
+	if away != nil && away.err != nil {
+		afterwards = append(afterwards, away.err.Error())
+	}
 	if !interrupted {
 		afterwards = checkAfter(srv.base, keys[0])
 	}
@@ -55,8 +69,14 @@ func loadAndReport(ctx context.Context, o options, srv *server, keys []string, o
 	fmt.Fprintf(out, "\n%d requests in %s, %.0f/s\n", len(results), elapsed.Round(time.Millisecond),
 		float64(len(results))/elapsed.Seconds())
 	step := max(o.duration/10, time.Second)
+	if away != nil {
+		step = time.Second // to see how soon after the outage service is back
+	}
 	steps := int((elapsed + step - 1) / step)
 	fmt.Fprintf(out, "answered well per %s: %v\n", step, timeline(results, start, step, steps))
+	if away != nil && away.err == nil {
+		away.report(out, results, start, o.outage.recovery)
+	}
 	groups := failures(results)
 	if len(groups) > 0 {
 		fmt.Fprintln(out, "\nfailures:")

@@ -148,13 +148,14 @@ func round(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-// timeline counts the requests that were answered well (not failed) in
-// each step from start, so a server that stops answering shows when.
+// timeline counts the requests that were answered well (not failed, nor
+// excused by an outage) in each step from start, so a server that stops
+// answering shows when, and one that recovers from an outage how soon.
 func timeline(results []result, start time.Time, step time.Duration, steps int) []int {
 	out := make([]int, steps)
 	for _, r := range results {
 		i := int(r.done.Sub(start) / step)
-		if r.outcome.failed() || i < 0 {
+		if r.outcome.failed() || r.outcome == outcomeUnavailable || i < 0 {
 			continue
 		}
 		out[min(i, steps-1)]++
