@@ -61,3 +61,6 @@ func (s *Store) SetWALRestartFrames(n int64) {
 		s.writer.restartAt.Store(n)
 	}
 }
+
+// MaxSetupLinks is how many of the newest setup links work at once.
+const MaxSetupLinks = maxSetupLinks

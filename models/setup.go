@@ -2,20 +2,36 @@ package models
 
 import (
 	"context"
+	"strings"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
-// setupTokenSetting holds the SHA-256 of the first-run setup token.
+// setupTokenSetting holds the SHA-256 of each first-run setup token a
+// server printed, separated by spaces, the newest last: replicas starting
+// together each print a link, and each link opens setup (with one hash,
+// only the link stored last did). One row still serializes setup on
+// PostgreSQL: whoever deletes it first creates the first owner.
 const setupTokenSetting = "setup_token"
+
+// maxSetupLinks is how many of the newest setup links work at once.
+const maxSetupLinks = 16
+
+// setupTokenMatches is a condition on the setting's row, true when its
+// hashes include the one given (a LIKE pattern from setupTokenPattern).
+const setupTokenMatches = "name = ? AND (' ' || value || ' ') LIKE ? AND NOT EXISTS (SELECT 1 FROM users)"
+
+// setupTokenPattern finds token's hash among the setting's; the hash is
+// hexadecimal, so it holds no wildcard.
+func setupTokenPattern(token string) string { return "% " + hashSecret(token) + " %" }
 
 var errSetupInvalid = &Error{Code: CodeNotFound, Message: "This setup link is invalid or has already been used",
 	Suggestion: "Sign in, or restart the server to print a new link if nobody has signed up yet"}
 
 // StartSetup prepares the first-run setup while no user exists: it returns
-// a new random token for the setup link, replacing any earlier one. Once a
-// user exists it returns "" and no link is needed.
+// a new random token for the setup link. The links printed before it keep
+// working, up to maxSetupLinks of them, until the first owner is created.
+// Once a user exists it returns "" and no link is needed.
 func (s *Store) StartSetup(ctx context.Context) (string, error) {
 	token := randomHex(32)
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -27,12 +43,22 @@ func (s *Store) StartSetup(ctx context.Context) (string, error) {
 			token = ""
 			return nil
 		}
-		// An upsert, not a delete and an insert: replicas starting
-		// together on PostgreSQL each deleted nothing, then all but one
-		// failed to insert and the process exited.
-		return tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "name"}},
-			DoUpdates: clause.AssignmentColumns([]string{"value"})}).
-			Create(&Setting{Name: setupTokenSetting, Value: hashSecret(token)}).Error
+		// Appended in one upsert, which holds the row: replicas starting
+		// together on PostgreSQL neither fail to insert nor overwrite
+		// each other's hash.
+		if err := tx.Exec("INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) "+
+			"DO UPDATE SET value = settings.value || ' ' || excluded.value", setupTokenSetting, hashSecret(token)).Error; err != nil {
+			return err
+		}
+		var hashes string
+		if err := tx.Raw("SELECT value FROM settings WHERE name = ?", setupTokenSetting).Scan(&hashes).Error; err != nil {
+			return err
+		}
+		if kept := strings.Fields(hashes); len(kept) > maxSetupLinks {
+			return tx.Exec("UPDATE settings SET value = ? WHERE name = ?",
+				strings.Join(kept[len(kept)-maxSetupLinks:], " "), setupTokenSetting).Error
+		}
+		return nil
 	})
 	if err != nil {
 		return "", err
@@ -41,13 +67,12 @@ func (s *Store) StartSetup(ctx context.Context) (string, error) {
 }
 
 // CheckSetupToken reports whether token opens the first-run setup: it is
-// the latest one StartSetup returned and no user exists yet. Otherwise it
-// fails with CodeNotFound.
+// one of the latest maxSetupLinks that StartSetup returned and no user
+// exists yet. Otherwise it fails with CodeNotFound.
 func (s *Store) CheckSetupToken(ctx context.Context, token string) error {
 	var n int64
 	err := s.read(ctx).Model(&Setting{}).
-		Where("name = ? AND value = ? AND NOT EXISTS (SELECT 1 FROM users)", setupTokenSetting, hashSecret(token)).
-		Count(&n).Error
+		Where(setupTokenMatches, setupTokenSetting, setupTokenPattern(token)).Count(&n).Error
 	if err != nil {
 		return err
 	}
@@ -101,8 +126,8 @@ func (s *Store) CompleteSetup(ctx context.Context, in SetupInput) (*Session, str
 	var sess *Session
 	var token string
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		res := tx.Where("name = ? AND value = ? AND NOT EXISTS (SELECT 1 FROM users)", setupTokenSetting, hashSecret(in.Token)).
-			Delete(&Setting{})
+		// Deleting the row consumes every link.
+		res := tx.Where(setupTokenMatches, setupTokenSetting, setupTokenPattern(in.Token)).Delete(&Setting{})
 		if res.Error != nil {
 			return res.Error
 		}

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -17,11 +18,11 @@ func TestSetupLinkWorksOnce(t *testing.T) {
 	if token == "" || token == old {
 		t.Fatalf("tokens %q then %q", old, token)
 	}
-	if err := store.CheckSetupToken(ctx, old); models.ErrorCode(err) != models.CodeNotFound {
-		t.Fatalf("replaced token: %v", err)
-	}
-	if err := store.CheckSetupToken(ctx, token); err != nil {
-		t.Fatalf("current token: %v", err)
+	// A restart prints a new link; the one before works too, until used.
+	for _, tok := range []string{old, token} {
+		if err := store.CheckSetupToken(ctx, tok); err != nil {
+			t.Fatalf("token %q: %v", tok, err)
+		}
 	}
 
 	// Invalid input names the fields and leaves the link usable.
@@ -49,8 +50,15 @@ func TestSetupLinkWorksOnce(t *testing.T) {
 	if _, _, err := store.CompleteSetup(ctx, in); models.ErrorCode(err) != models.CodeNotFound {
 		t.Fatalf("second use: %v", err)
 	}
-	if err := store.CheckSetupToken(ctx, token); models.ErrorCode(err) != models.CodeNotFound {
-		t.Fatalf("check after use: %v", err)
+	// Using one link closes every other.
+	for _, tok := range []string{token, old} {
+		if err := store.CheckSetupToken(ctx, tok); models.ErrorCode(err) != models.CodeNotFound {
+			t.Fatalf("check of %q after use: %v", tok, err)
+		}
+	}
+	in.Token, in.Email = old, "second@example.com"
+	if _, _, err := store.CompleteSetup(ctx, in); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("the other link after use: %v", err)
 	}
 	if again := modelstest.Must[string](t)(store.StartSetup(ctx)); again != "" {
 		t.Fatalf("setup restarted with a user present: %q", again)
@@ -103,7 +111,8 @@ func TestSetupRaceHasOneWinner(t *testing.T) {
 }
 
 // Replicas starting together on one database each print a setup link:
-// none fails, and the link stored last is the one that opens setup.
+// none fails, each link opens setup, and only one creates an owner even
+// when they are all used at once.
 func TestReplicasStartSetupTogether(t *testing.T) {
 	ctx := context.Background()
 	dsn := modelstest.DSN(t)
@@ -122,16 +131,56 @@ func TestReplicasStartSetupTogether(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	opens := 0
 	for i, err := range errs {
 		if err != nil || tokens[i] == "" {
 			t.Fatalf("replica %d: token %q, err %v", i, tokens[i], err)
 		}
-		if stores[0].CheckSetupToken(ctx, tokens[i]) == nil {
-			opens++
+		if err := stores[0].CheckSetupToken(ctx, tokens[i]); err != nil {
+			t.Fatalf("replica %d's link: %v", i, err)
 		}
 	}
-	if opens != 1 {
-		t.Fatalf("%d links open setup, want the last one only", opens)
+
+	// Each link used at once, through its own replica, by a different
+	// person: one first owner.
+	won := make([]bool, len(stores))
+	for i, store := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, errs[i] = store.CompleteSetup(ctx, models.SetupInput{Token: tokens[i],
+				Email: fmt.Sprintf("owner%d@example.com", i), Password: password, PasswordConfirm: password})
+			won[i] = errs[i] == nil
+		}()
+	}
+	wg.Wait()
+	winners := 0
+	for i, err := range errs {
+		if won[i] {
+			winners++
+		} else if models.ErrorCode(err) != models.CodeNotFound {
+			t.Errorf("replica %d: %v, want not found", i, err)
+		}
+	}
+	if n := modelstest.Must[int64](t)(stores[0].UserCount(ctx)); winners != 1 || n != 1 {
+		t.Fatalf("%d winners, %d users", winners, n)
+	}
+}
+
+// Only the newest MaxSetupLinks links work: restarts do not pile up
+// links without end.
+func TestOnlyTheNewestSetupLinksWork(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	tokens := make([]string, models.MaxSetupLinks+2)
+	for i := range tokens {
+		tokens[i] = modelstest.Must[string](t)(store.StartSetup(ctx))
+	}
+	for i, tok := range tokens {
+		err := store.CheckSetupToken(ctx, tok)
+		if i < 2 && models.ErrorCode(err) != models.CodeNotFound {
+			t.Errorf("link %d of %d opens setup: %v", i+1, len(tokens), err)
+		} else if i >= 2 && err != nil {
+			t.Errorf("link %d of %d: %v", i+1, len(tokens), err)
+		}
 	}
 }
