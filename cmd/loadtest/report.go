@@ -59,7 +59,7 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 		afterwards = append(afterwards, away.err.Error())
 	}
 	if !interrupted {
-		afterwards = checkAfter(srv.base, keys[0])
+		afterwards = append(afterwards, checkAfter(srv.base, keys[0])...)
 	}
 	afterwards = append(afterwards, srv.stop(stopGrace)...)
 
