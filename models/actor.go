@@ -63,6 +63,17 @@ func (a Actor) lrn() *string {
 	return nil
 }
 
+// auditLog returns the audit log the actor reads, by its account id: an
+// owner's account's, or for support staff the platform's own, the events
+// of no account (staff sign-ins, internal notes, staff users), which no
+// owner sees. Anyone else gets CodeForbidden.
+func (a Actor) auditLog() (accountID string, err error) {
+	if a.IsSupport() && a.AccountID == "" {
+		return "", nil
+	}
+	return a.ownAccount()
+}
+
 // ownAccount returns the account the actor acts on, or an error when the
 // actor has none (support staff reach accounts through support operations).
 func (a Actor) ownAccount() (string, error) {

@@ -69,15 +69,16 @@ func (in *AuditEventsInput) Validate() error {
 	return f.Err()
 }
 
-// AuditEvents returns one page of the audit log of the actor's account,
-// oldest first by (event_time, id); events of other accounts are never
-// seen. Any account owner may call it; it records nothing. Unparsable
+// AuditEvents returns one page of the audit log of the actor's account
+// (for support staff, the platform's: Actor.auditLog), oldest first by
+// (event_time, id); events of other accounts are never seen. It records
+// nothing. Unparsable
 // times, start after end, a malformed resource_type, and a page_token that
 // was altered or was issued to another account or for other filters are
 // global/invalid-parameters naming the field. A well-formed resource_type
 // that no event has yields an empty page.
 func (s *Store) AuditEvents(ctx context.Context, actor Actor, in AuditEventsInput) (*AuditPage, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.auditLog()
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,13 +144,85 @@ func seedAuditRows(t *testing.T, store *models.Store, accountID string, n int) {
 	}
 }
 
-// The audit log belongs to an account: support staff and the operator have
-// none to read.
-func TestAuditEventsNeedAnAccount(t *testing.T) {
+// The operator (the CLI) has no audit log to read.
+func TestAuditEventsNeedAnAccountOrSupport(t *testing.T) {
 	store := modelstest.Open(t)
 	_, err := store.AuditEvents(context.Background(), models.OperatorActor, models.AuditEventsInput{})
 	var e *models.Error
 	if !errors.As(err, &e) || e.Code != models.CodeForbidden {
 		t.Fatalf("err %v, want %s", err, models.CodeForbidden)
+	}
+}
+
+// Support staff read the platform's log, the events of no account (here an
+// internal note and a staff user made by the operator), and nothing of an
+// account's; owners never see those. A page token of one log does not
+// open the other.
+func TestSupportReadsThePlatformsAuditLog(t *testing.T) {
+	f := newTicketFixture(t)
+	tk := f.incident(f.owner, "disk full")
+	if _, err := f.store.AddTicketNote(f.ctx, f.support, tk.ID, "asked storage"); err != nil {
+		t.Fatal(err)
+	}
+	var platform []models.AuditEvent
+	in := models.AuditEventsInput{}
+	for {
+		page, err := f.store.AuditEvents(f.ctx, f.support, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		platform = append(platform, page.Events...)
+		if page.NextToken == "" {
+			break
+		}
+		in.PageToken = page.NextToken
+	}
+	var actions []string
+	for _, ev := range platform {
+		if ev.AccountID != "" {
+			t.Fatalf("support read an account's event: %+v", ev)
+		}
+		actions = append(actions, ev.ResourceName+"."+ev.Action)
+	}
+	if want := []string{"user.created", "ticket.note_added"}; !slices.Equal(actions, want) {
+		t.Fatalf("platform log %v, want %v", actions, want)
+	}
+
+	owners, err := f.store.AuditEvents(f.ctx, f.owner, models.AuditEventsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range owners.Events {
+		if ev.AccountID != f.owner.AccountID {
+			t.Fatalf("the owner read another log's event: %+v", ev)
+		}
+	}
+
+	export, err := f.store.ExportAuditEvents(f.ctx, f.support, models.AuditEventsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := export.Each(f.ctx, func(ev models.AuditEvent) error {
+		if ev.AccountID != "" {
+			t.Errorf("the export holds an account's event: %+v", ev)
+		}
+		n++
+		return nil
+	}); err != nil || n != len(platform) {
+		t.Fatalf("export: %d events, err %v; want %d", n, err, len(platform))
+	}
+
+	// Tokens are scoped to their log: a token of the platform's is refused
+	// in an account's, and the other way round.
+	seedAuditRows(t, f.store, f.owner.AccountID, models.AuditPageSize+1)
+	seedAuditRows(t, f.store, "", models.AuditPageSize+1)
+	for _, reader := range []struct{ first, other models.Actor }{{f.owner, f.support}, {f.support, f.owner}} {
+		page, err := f.store.AuditEvents(f.ctx, reader.first, models.AuditEventsInput{})
+		if err != nil || page.NextToken == "" {
+			t.Fatalf("first page: %v", err)
+		}
+		_, err = f.store.AuditEvents(f.ctx, reader.other, models.AuditEventsInput{PageToken: page.NextToken})
+		expectCode(t, err, models.CodeInvalidParameters, "page_token")
 	}
 }
