@@ -17,6 +17,7 @@ type AuditLog struct {
 	Form          Form // start, end, resource_type, actor, text and order, with errors
 	ResourceTypes []Option
 	Actors        []Option
+	Platform      bool // the platform's log, for support staff: events of no account
 	Events        []AuditEvent
 	NewestFirst   bool
 	NextURL       string // "" on the last page

@@ -45,8 +45,8 @@ var auditActorLabels = map[string]string{
 // (newest first).
 var auditFilters = []string{"start", "end", "resource_type", "actor", "text", "order"}
 
-// AuditEvents shows a page of the account's audit log through the same
-// query as GET /api/v1/audit-events. A filter the domain refuses is shown
+// AuditEvents shows a page of the account's audit log (to support staff,
+// the platform's) through the same query as GET /api/v1/audit-events. A filter the domain refuses is shown
 // beside its field. The load-more button names the table body in
 // HX-Target and gets the next page's rows with its own replacement.
 func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
@@ -67,7 +67,7 @@ func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 		}
 	}
 	v := views.AuditLog{Form: form, ResourceTypes: resourceTypeOptions(form.Value("resource_type")),
-		Actors: actorOptions(), NewestFirst: in.NewestFirst, Continued: token != "",
+		Actors: actorOptions(a), Platform: a.IsSupport(), NewestFirst: in.NewestFirst, Continued: token != "",
 		FirstURL: auditURL(form, ""), OrderURL: auditURL(toggledOrder(form), ""),
 		CSVURL: auditExportURL(form.Values, "csv"), JSONLinesURL: auditExportURL(form.Values, "jsonl"),
 		ExportLimit: models.AuditExportLimit, SearchWindow: models.AuditSearchWindow}
@@ -181,10 +181,21 @@ func resourceTypeOptions(current string) []views.Option {
 	return append(opts, views.Option{Value: current, Label: current})
 }
 
-func actorOptions() []views.Option {
+// actorOptions are the actor filter's choices for viewer. Support staff
+// read the platform's log, where no owner acts.
+func actorOptions(viewer models.Actor) []views.Option {
 	var opts []views.Option
 	for _, r := range models.AuditActorRoles {
-		opts = append(opts, views.Option{Value: r, Label: auditActorLabels[r]})
+		label := auditActorLabels[r]
+		if viewer.IsSupport() {
+			if r == models.RoleOwner {
+				continue
+			}
+			if r == models.RoleSupport {
+				label = "Support staff"
+			}
+		}
+		opts = append(opts, views.Option{Value: r, Label: label})
 	}
 	return opts
 }

@@ -115,6 +115,8 @@ var eventSummaries = map[string]string{
 
 	"ticket created":               "Support ticket opened",
 	"ticket updated":               "Support ticket updated",
+	"ticket assigned":              "Support ticket assigned",
+	"ticket note_added":            "Internal note added to a support ticket",
 	"ticket_attachment uploaded":   "File attached to a support ticket",
 	"ticket_attachment deleted":    "Ticket attachment deleted",
 	"webhook created":              "Webhook set up",
