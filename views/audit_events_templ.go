@@ -9,9 +9,9 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // AuditLogPage is the account's audit log (or, for support staff, the
-// platform's): filters kept in the URL, the
-// events newest first (or oldest), a button that loads the next page
-// under them, and the filtered view's export.
+// platform's): filters kept in the URL, the events newest first (or
+// oldest), a button that loads the next page under them, and the filtered
+// view's export.
 func AuditLogPage(v AuditLog) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

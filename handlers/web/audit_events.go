@@ -46,9 +46,10 @@ var auditActorLabels = map[string]string{
 var auditFilters = []string{"start", "end", "resource_type", "actor", "text", "order"}
 
 // AuditEvents shows a page of the account's audit log (to support staff,
-// the platform's) through the same query as GET /api/v1/audit-events. A filter the domain refuses is shown
-// beside its field. The load-more button names the table body in
-// HX-Target and gets the next page's rows with its own replacement.
+// the platform's) through the same query as GET /api/v1/audit-events. A
+// filter the domain refuses is shown beside its field. The load-more
+// button names the table body in HX-Target and gets the next page's rows
+// with its own replacement.
 func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 	a := actor(c)
 	form := views.Form{Values: filterValues(c, auditFilters...)}
