@@ -111,9 +111,15 @@ func TestTakeDatabaseAwayRunsItsCommandsInOrder(t *testing.T) {
 		t.Errorf("back at +%s, before the stop at +%s", o.back.Sub(start), o.stopped.Sub(start))
 	}
 
-	plan.stop = "exit 3"
+	// A stop command that fails may have stopped the database all the
+	// same: the start command still runs.
+	started := filepath.Join(t.TempDir(), "started")
+	plan.stop, plan.start = "exit 3", "touch "+started
 	if o := takeDatabaseAway(context.Background(), plan, modelstest.DSN(t), time.Now()); o.err == nil ||
 		!strings.Contains(o.err.Error(), "-outage-stop") {
 		t.Errorf("a failing stop command: %v", o.err)
+	}
+	if _, err := os.Stat(started); err != nil {
+		t.Errorf("the start command did not run after a failed stop: %v", err)
 	}
 }
