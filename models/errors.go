@@ -34,10 +34,15 @@ const (
 	CodeInternal            Code = "global/internal-error"
 )
 
-// CodeTicketNotFound is what the reference answers for a ticket that does
-// not exist (or belongs to another account): the route-level code, with a
-// ticket message. It is the same code, so statusOf needs no entry for it.
-const CodeTicketNotFound = CodeRouteNotFound
+// The reference declares the route-level code, global/not-found, for the
+// 404 of a few objects rather than global/object-does-not-exist: tickets,
+// SSH keys and fabric partitions (CONTRACT.md, "Error codes"). They are
+// the same code, so statusOf needs no entry for them.
+const (
+	CodeTicketNotFound          = CodeRouteNotFound
+	CodeSSHKeyNotFound          = CodeRouteNotFound
+	CodeFabricPartitionNotFound = CodeRouteNotFound
+)
 
 // Error is the one application error type. Domain operations return it;
 // each front door maps it exactly once (handlers/api to a status and
@@ -69,7 +74,13 @@ func Errorf(code Code, format string, args ...any) *Error {
 // NotFound is the error for an object that does not exist in the caller's
 // account. Objects of other accounts get exactly the same answer.
 func NotFound(what, id string) *Error {
-	return Errorf(CodeNotFound, "%s %q does not exist", what, id)
+	return notFoundAs(CodeNotFound, what, id)
+}
+
+// notFoundAs is NotFound with the code the reference declares for the
+// object's 404.
+func notFoundAs(code Code, what, id string) *Error {
+	return Errorf(code, "%s %q does not exist", what, id)
 }
 
 // ErrorCode returns the code of err, or CodeInternal when err carries none.

@@ -90,7 +90,7 @@ func (s *Store) FabricPartitions(ctx context.Context, actor Actor) ([]FabricPart
 }
 
 // FabricPartition returns a partition of the actor's account, or
-// CodeNotFound (also for another account's partition).
+// CodeFabricPartitionNotFound (also for another account's partition).
 func (s *Store) FabricPartition(ctx context.Context, actor Actor, id string) (*FabricPartition, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
@@ -152,8 +152,8 @@ func (s *Store) CreateFabricPartition(ctx context.Context, actor Actor, in Creat
 // RenameFabricPartition renames a partition of the actor's account and
 // records a "fabric_partition updated" audit event with the old and new
 // names; renaming to the current name changes and records nothing. It
-// fails with CodeNotFound, and CodeDuplicate (naming "name") when another
-// partition in the same region has the name.
+// fails with CodeFabricPartitionNotFound, and CodeDuplicate (naming
+// "name") when another partition in the same region has the name.
 func (s *Store) RenameFabricPartition(ctx context.Context, actor Actor, id string, in RenameFabricPartitionInput) (*FabricPartition, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
@@ -193,8 +193,9 @@ func (s *Store) RenameFabricPartition(ctx context.Context, actor Actor, id strin
 
 // DeleteFabricPartition deletes a partition of the actor's account and
 // records a "fabric_partition deleted" audit event. It fails with
-// CodeNotFound. (The reference refuses to delete a partition instances
-// are assigned to; launches take no partition yet, so none ever is.)
+// CodeFabricPartitionNotFound. (The reference refuses to delete a
+// partition instances are assigned to; launches take no partition yet, so
+// none ever is.)
 func (s *Store) DeleteFabricPartition(ctx context.Context, actor Actor, id string) (*FabricPartition, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
@@ -227,5 +228,5 @@ func duplicateFabricPartition(name, region string) error {
 }
 
 func fabricPartitionNotFound(id string) error {
-	return NotFound("fabric partition", id)
+	return notFoundAs(CodeFabricPartitionNotFound, "fabric partition", id)
 }

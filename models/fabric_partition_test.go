@@ -54,9 +54,9 @@ func TestFabricPartitionLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = f.store.FabricPartition(ctx, f.alice, p.ID)
-	wantCode(t, err, models.CodeNotFound)
+	wantCode(t, err, models.CodeFabricPartitionNotFound)
 	_, err = f.store.DeleteFabricPartition(ctx, f.alice, p.ID)
-	wantCode(t, err, models.CodeNotFound)
+	wantCode(t, err, models.CodeFabricPartitionNotFound)
 
 	evs := f.events(t, f.alice, "fabric_partition")
 	var actions []string
@@ -123,11 +123,11 @@ func TestFabricPartitionRefusals(t *testing.T) {
 	// Another account's partition does not exist for bob.
 	for _, id := range []string{p.ID, models.NewID(), "nope", strings.ToUpper(p.ID)} {
 		_, err = f.store.RenameFabricPartition(ctx, f.bob, id, models.RenameFabricPartitionInput{Name: "mine"})
-		wantCode(t, err, models.CodeNotFound)
+		wantCode(t, err, models.CodeFabricPartitionNotFound)
 		_, err = f.store.DeleteFabricPartition(ctx, f.bob, id)
-		wantCode(t, err, models.CodeNotFound)
+		wantCode(t, err, models.CodeFabricPartitionNotFound)
 		_, err = f.store.FabricPartition(ctx, f.bob, id)
-		wantCode(t, err, models.CodeNotFound)
+		wantCode(t, err, models.CodeFabricPartitionNotFound)
 	}
 	if got, _ := f.store.FabricPartition(ctx, f.alice, p.ID); got == nil || got.Name != "shared" {
 		t.Fatalf("alice's partition changed: %+v", got)

@@ -13,7 +13,9 @@ const (
 
 // launchMounts resolves the filesystems a launch names (mounted at
 // /lambda/nfs/<name>) and the ones it mounts by id at chosen paths. Each
-// must be the account's and in the launch region; no filesystem and no
+// must be the account's and in the launch region. A filesystem both named
+// and mounted is mounted once, at the path of its mount, as the reference
+// says (lambda-cloud-cli sends both lists); otherwise no filesystem and no
 // mount point may appear twice.
 func launchMounts(tx *gorm.DB, accountID string, in *LaunchInstancesInput) ([]InstanceFilesystem, error) {
 	byName, err := accountFilesystems(tx, accountID, "name", in.FileSystemNames)
@@ -49,6 +51,9 @@ func launchMounts(tx *gorm.DB, accountID string, in *LaunchInstancesInput) ([]In
 	}
 	for i, name := range in.FileSystemNames {
 		fs := byName[name]
+		if fs.ID != "" && mountedByID(in.FileSystemMounts, fs.ID) {
+			continue // its mount, below, says where
+		}
 		if err := add(fs, name, fmt.Sprintf("file_system_names.%d", i), "/lambda/nfs/"+fs.Name); err != nil {
 			return nil, err
 		}
@@ -59,6 +64,16 @@ func launchMounts(tx *gorm.DB, accountID string, in *LaunchInstancesInput) ([]In
 		}
 	}
 	return out, nil
+}
+
+// mountedByID tells whether mounts mount the filesystem id.
+func mountedByID(mounts []FilesystemMountInput, id string) bool {
+	for _, m := range mounts {
+		if m.FileSystemID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // accountFilesystems returns the account's filesystems whose column (name

@@ -168,7 +168,7 @@ func TestLaunchRefusals(t *testing.T) {
 		{"mount in another region", func(in *models.LaunchInstancesInput) {
 			in.FileSystemMounts = []models.FilesystemMountInput{{MountPoint: "/data/x", FileSystemID: west}}
 		}, models.CodeFilesystemWrongZone, "file_system_mounts.0"},
-		{"filesystem named and mounted", func(in *models.LaunchInstancesInput) {
+		{"mount at a named filesystem's path", func(in *models.LaunchInstancesInput) {
 			in.FileSystemNames = []string{"east"}
 			in.FileSystemMounts = []models.FilesystemMountInput{{MountPoint: "/lambda/nfs/east", FileSystemID: f.filesystem(t, f.alice, "east2", "us-east-1")}}
 		}, models.CodeInvalidParameters, "mount point"},

@@ -163,8 +163,8 @@ func (s *Store) SSHKeys(ctx context.Context, actor Actor) ([]SSHKey, error) {
 	return keys, err
 }
 
-// SSHKey returns a key of the actor's account (CodeNotFound for any other
-// id), for the dashboard to name it before deleting it.
+// SSHKey returns a key of the actor's account (CodeSSHKeyNotFound for any
+// other id), for the dashboard to name it before deleting it.
 func (s *Store) SSHKey(ctx context.Context, actor Actor, id string) (*SSHKey, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
@@ -173,8 +173,8 @@ func (s *Store) SSHKey(ctx context.Context, actor Actor, id string) (*SSHKey, er
 	return sshKeyByID(s.read(ctx), accountID, id)
 }
 
-// DeleteSSHKey removes a key of the actor's account (CodeNotFound for any
-// other id) and returns it. Instances launched with it keep it. Records
+// DeleteSSHKey removes a key of the actor's account (CodeSSHKeyNotFound for
+// any other id) and returns it. Instances launched with it keep it. Records
 // ssh_key/deleted.
 func (s *Store) DeleteSSHKey(ctx context.Context, actor Actor, id string) (*SSHKey, error) {
 	accountID, err := actor.ownAccount()
@@ -191,7 +191,7 @@ func (s *Store) DeleteSSHKey(ctx context.Context, actor Actor, id string) (*SSHK
 		if res := tx.Delete(k); res.Error != nil {
 			return res.Error
 		} else if res.RowsAffected == 0 {
-			return NotFound("SSH key", id)
+			return sshKeyNotFound(id)
 		}
 		return s.audit(tx, actor, accountID, "ssh_key", "deleted", []string{lrn("ssh_key", k.ID)},
 			map[string]any{"name": k.Name})
@@ -205,14 +205,21 @@ func (s *Store) DeleteSSHKey(ctx context.Context, actor Actor, id string) (*SSHK
 // sshKeyByID finds a key of the account by id.
 func sshKeyByID(db *gorm.DB, accountID, id string) (*SSHKey, error) {
 	if !IsID(id) {
-		return nil, NotFound("SSH key", id)
+		return nil, sshKeyNotFound(id)
 	}
 	var k SSHKey
 	err := db.Where("account_id = ? AND id = ?", accountID, id).Take(&k).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, NotFound("SSH key", id)
+		return nil, sshKeyNotFound(id)
 	}
 	return &k, err
+}
+
+// sshKeyNotFound is the 404 of an SSH key named by id. A launch naming a
+// key that does not exist answers CodeNotFound instead, as the reference
+// declares for the launch.
+func sshKeyNotFound(id string) error {
+	return notFoundAs(CodeSSHKeyNotFound, "SSH key", id)
 }
 
 // sshKeyByName finds a key of the account by its exact name.

@@ -102,14 +102,14 @@ func TestDeleteSSHKey(t *testing.T) {
 	id := f.launch(t, f.alice, launchInput("us-east-1", 1))[0]
 	for _, bad := range []string{"nope", models.NewID()} {
 		_, err := f.store.DeleteSSHKey(ctx, f.alice, bad)
-		wantCode(t, err, models.CodeNotFound)
+		wantCode(t, err, models.CodeSSHKeyNotFound)
 		_, err = f.store.SSHKey(ctx, f.alice, bad)
-		wantCode(t, err, models.CodeNotFound)
+		wantCode(t, err, models.CodeSSHKeyNotFound)
 	}
 	_, err = f.store.DeleteSSHKey(ctx, f.bob, keys[0].ID)
-	wantCode(t, err, models.CodeNotFound)
+	wantCode(t, err, models.CodeSSHKeyNotFound)
 	_, err = f.store.SSHKey(ctx, f.bob, keys[0].ID)
-	wantCode(t, err, models.CodeNotFound)
+	wantCode(t, err, models.CodeSSHKeyNotFound)
 	if k, err := f.store.SSHKey(ctx, f.alice, keys[0].ID); err != nil || k.Name != "key" {
 		t.Fatalf("SSHKey: %v %v", k, err)
 	}
@@ -118,7 +118,7 @@ func TestDeleteSSHKey(t *testing.T) {
 		t.Fatalf("deleted %v: %v", k, err)
 	}
 	_, err = f.store.DeleteSSHKey(ctx, f.alice, keys[0].ID)
-	wantCode(t, err, models.CodeNotFound)
+	wantCode(t, err, models.CodeSSHKeyNotFound)
 	if keys, _ := f.store.SSHKeys(ctx, f.alice); len(keys) != 0 {
 		t.Fatalf("still listed: %v", keys)
 	}

@@ -90,8 +90,8 @@ func TestFabricPartitionLifecycle(t *testing.T) {
 	if got := e.partitionNames(); len(got) != 1 || got[0] != "us-west-1/training-two" {
 		t.Fatalf("left %v", got)
 	}
-	e.do(http.MethodDelete, "/api/v1/fabric/"+p.ID, nil).expectError(http.StatusNotFound, models.CodeNotFound)
-	e.do(http.MethodPost, "/api/v1/fabric/"+p.ID, map[string]any{"name": "back"}).expectError(http.StatusNotFound, models.CodeNotFound)
+	e.do(http.MethodDelete, "/api/v1/fabric/"+p.ID, nil).expectError(http.StatusNotFound, models.CodeFabricPartitionNotFound)
+	e.do(http.MethodPost, "/api/v1/fabric/"+p.ID, map[string]any{"name": "back"}).expectError(http.StatusNotFound, models.CodeFabricPartitionNotFound)
 	if n := modelstest.AuditCount(t, e.store, e.accountID(), "fabric_partition"); n != 4 {
 		t.Fatalf("%d audit events after the delete", n)
 	}
@@ -182,8 +182,8 @@ func TestFabricPartitionOfAnotherAccountDoesNotExist(t *testing.T) {
 	e := newEnv(t)
 	theirs := e.createPartition(e.stranger(), "theirs", "us-east-1")
 	for _, id := range []string{theirs.ID, models.NewID(), "nope", strings.ToUpper(theirs.ID), theirs.ID + "0"} {
-		e.do(http.MethodPost, "/api/v1/fabric/"+id, map[string]any{"name": "mine"}).expectError(http.StatusNotFound, models.CodeNotFound)
-		e.do(http.MethodDelete, "/api/v1/fabric/"+id, nil).expectError(http.StatusNotFound, models.CodeNotFound)
+		e.do(http.MethodPost, "/api/v1/fabric/"+id, map[string]any{"name": "mine"}).expectError(http.StatusNotFound, models.CodeFabricPartitionNotFound)
+		e.do(http.MethodDelete, "/api/v1/fabric/"+id, nil).expectError(http.StatusNotFound, models.CodeFabricPartitionNotFound)
 	}
 	if n := modelstest.AuditCount(t, e.store, e.accountID(), "fabric_partition"); n != 0 {
 		t.Fatalf("%d audit events in the prober's account", n)

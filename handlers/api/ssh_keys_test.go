@@ -107,7 +107,7 @@ func TestDeleteSSHKeyScenarios(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.do(http.MethodDelete, "/api/v1/ssh-keys/"+tc.id, nil)
 			if tc.status != http.StatusOK {
-				r.expectError(tc.status, models.CodeNotFound)
+				r.expectError(tc.status, models.CodeSSHKeyNotFound)
 				return
 			}
 			if r.expect(http.StatusOK); strings.TrimSpace(string(r.Body)) != `{"data":{}}` {

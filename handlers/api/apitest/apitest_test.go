@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // recorder is a testing.TB that records failures instead of failing, so the
@@ -114,18 +116,27 @@ func TestValidateResponse(t *testing.T) {
 			body: `{"error": {"code": "global/insufficient-scope", "message": "m", "request_id": "r"}}`},
 		{name: "403 of the document still checked", method: "POST", path: "/api/v1/filesystems", status: 403, header: jsonHeader,
 			body: `{"error": {"code": "global/forbidden", "message": "m"}}`, wantFail: "403"},
-		{name: "deviation: missing SSH key is object-does-not-exist", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 404,
-			header: jsonHeader, body: `{"error": {"code": "global/object-does-not-exist", "message": "m", "request_id": "r"}}`},
+		{name: "missing SSH key is global/not-found", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 404,
+			header: jsonHeader, body: `{"error": {"code": "global/not-found", "message": "m", "request_id": "r"}}`},
+		{name: "the code is checked per operation", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 404,
+			header: jsonHeader, body: `{"error": {"code": "global/object-does-not-exist", "message": "m"}}`,
+			wantFail: `error code "global/object-does-not-exist" is not one DELETE /api/v1/ssh-keys/{id} declares for 404: [global/not-found]`},
+		{name: "fabric rename's 404 is global/not-found", method: "POST", path: "/api/v1/fabric/abc", status: 404,
+			header: jsonHeader, body: `{"error": {"code": "global/object-does-not-exist", "message": "m"}}`,
+			wantFail: "declares for 404: [global/not-found]"},
+		{name: "an attachment's 404 may be either code", method: "DELETE", path: "/api/v1/tickets/t/attachments/a", status: 404,
+			header: jsonHeader, body: `{"error": {"code": "global/object-does-not-exist", "message": "m", "suggestion": "s"}}`},
+		{name: "an attachment's 404 is one of its two codes", method: "DELETE", path: "/api/v1/tickets/t/attachments/a", status: 404,
+			header: jsonHeader, body: `{"error": {"code": "global/duplicate", "message": "m", "suggestion": "s"}}`,
+			wantFail: "[global/not-found global/object-does-not-exist]"},
 		{name: "added code: fabric partition name taken", method: "POST", path: "/api/v1/fabric", status: 400,
 			header: jsonHeader, body: `{"error": {"code": "global/duplicate", "message": "m", "request_id": "r"}}`},
 		{name: "added code still needs the envelope", method: "POST", path: "/api/v1/fabric", status: 400,
 			header: jsonHeader, body: `{"error": {"code": "global/quota-exceeded"}}`, wantFail: "message"},
 		{name: "added code holds only where listed", method: "POST", path: "/api/v1/fabric/abc", status: 400,
 			header: jsonHeader, body: `{"error": {"code": "global/quota-exceeded", "message": "m"}}`, wantFail: "global/invalid-parameters"},
-		{name: "deviation holds only its code", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 404,
-			header: jsonHeader, body: `{"error": {"code": "global/not-found", "message": "m"}}`, wantFail: "global/object-does-not-exist"},
-		{name: "deviation holds only its status", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 400,
-			header: jsonHeader, body: `{"error": {"code": "global/object-does-not-exist", "message": "m"}}`, wantFail: "global/invalid-parameters"},
+		{name: "a 400 code of another operation", method: "DELETE", path: "/api/v1/ssh-keys/abc", status: 400,
+			header: jsonHeader, body: `{"error": {"code": "global/duplicate", "message": "m"}}`, wantFail: "declares for 400: [global/invalid-parameters]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,6 +207,50 @@ func checkOutcome(t *testing.T, rec *recorder, wantFail string) {
 	default:
 		for _, f := range rec.failures {
 			t.Logf("rejected as expected: %s", f)
+		}
+	}
+}
+
+// The codes come from each operation's own response schema, so two
+// operations with the same status can allow different codes.
+func TestErrorCodes(t *testing.T) {
+	spec := Load(t)
+	for _, c := range []struct {
+		method, path string
+		status       int
+		want         string
+	}{
+		{"DELETE", "/api/v1/ssh-keys/abc", 404, "[global/not-found]"},
+		{"DELETE", "/api/v1/filesystems/abc", 404, "[global/object-does-not-exist]"},
+		{"GET", "/api/v1/tickets/t/attachments/a/download", 404, "[global/not-found global/object-does-not-exist]"},
+		{"POST", "/api/v1/filesystems", 400, "[global/duplicate global/invalid-parameters global/quota-exceeded]"},
+		{"GET", "/api/v1/filesystems", 404, "[global/not-found]"}, // through the alias
+		{"GET", "/api/v1/regions", 400, "[]"},                     // undocumented status
+		{"GET", "/api/v1/nope", 404, "[]"},                        // undocumented route
+	} {
+		if got := fmt.Sprint(spec.ErrorCodes(c.method, c.path, c.status)); got != c.want {
+			t.Errorf("%s %s %d: %s, want %s", c.method, c.path, c.status, got, c.want)
+		}
+	}
+}
+
+// A document that only illustrates its codes with examples still names
+// them; const and enum, where present, are what counts.
+func TestAddCodes(t *testing.T) {
+	for _, c := range []struct {
+		schema openapi3.Schema
+		want   string
+	}{
+		{openapi3.Schema{Const: "a"}, "map[a:true]"},
+		{openapi3.Schema{Enum: []any{"a", "b"}}, "map[a:true b:true]"},
+		{openapi3.Schema{Examples: []any{"x"}, Example: "y"}, "map[x:true y:true]"},
+		{openapi3.Schema{Const: "a", Examples: []any{"x"}}, "map[a:true]"},
+		{openapi3.Schema{}, "map[]"},
+	} {
+		codes := map[string]bool{}
+		addCodes(&c.schema, codes)
+		if got := fmt.Sprint(codes); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.schema, got, c.want)
 		}
 	}
 }

@@ -42,7 +42,7 @@ type Spec struct {
 	router routers.Router
 	path   string
 	// own marks cloudplane's own document, which describes every answer
-	// itself: no aliases, no contract deviations, and headers checked.
+	// itself: no aliases, no added codes, and headers checked.
 	own bool
 }
 
