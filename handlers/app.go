@@ -103,7 +103,7 @@ func New(cfg Config) *fiber.App {
 		},
 	}))
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
-	app.Server().HeaderReceived = uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store))
+	app.Server().HeaderReceived = refuseAmbiguousFraming(uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store)))
 	routes(app, cfg)
 	guardServer(app, cfg.Log)
 	return app

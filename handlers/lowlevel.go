@@ -57,9 +57,10 @@ func answer(app *fiber.App, log *slog.Logger, fctx *fasthttp.RequestCtx, write f
 func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err error) error {
 	status, msg := fiber.StatusBadRequest, "The request could not be read: its headers or body are malformed"
 	var small *fasthttp.ErrSmallBuffer
-	var netErr net.Error
 	switch {
-	case errors.As(err, &netErr) && netErr.Timeout():
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && ambiguousFraming(&c.Request().Header):
+		msg = "The request's body length is ambiguous: it has more than one Content-Length, or Content-Length with Transfer-Encoding"
+	case timedOut(err):
 		// A client too slow to send its request (slowloris) is cut off
 		// with fasthttp's own status, before the connection closes.
 		status, msg = fiber.StatusRequestTimeout, "The request did not arrive within the server's read timeout"
@@ -82,4 +83,9 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 	werr := api.WriteError(c, log, models.Errorf(models.CodeInvalidParameters, "%s", msg))
 	c.Status(status) // 431 is not a domain status; the contract allows it here
 	return werr
+}
+
+func timedOut(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
 }
