@@ -35,6 +35,12 @@ func guardServer(app *fiber.App, log *slog.Logger) {
 		answer(app, log, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
 	}
 	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
+		// fasthttp closes the connection after this answer, often with
+		// the rest of the request unread; a client too slow to send it
+		// is not waited for again.
+		if !timedOut(err) {
+			lingerOnClose(fctx.Conn())
+		}
 		answer(app, log, fctx, func(c *fiber.Ctx) error { return unreadable(c, log, handle, err) })
 	}
 }

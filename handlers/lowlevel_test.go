@@ -30,7 +30,7 @@ func serveStore(t *testing.T, store *models.Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = app.Listener(ln) }()
+	go func() { _ = app.Listener(LingerOnRefusal(ln)) }()
 	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
 	return ln.Addr().String()
 }
