@@ -116,6 +116,29 @@ func (g *Guard) limit(c *fiber.Ctx, l ratelimit.Limiter, key string) error {
 	return errRateLimited
 }
 
+// Describe sets the RateLimit headers on an answer the guard did not
+// count, the README promising them on every API answer: the OpenAPI
+// document, unknown paths and methods outside /api/v1, requests refused
+// before routing. They describe the bucket of the caller's address, the
+// one failed authentications count against, read without counting: such
+// a request is not a failed authentication, and fetching the public
+// document must not bring a client closer to 429. An answer that already
+// has them (the guard ran) keeps its own; no address limiter, no headers,
+// as when the guard's limits are off.
+func (g *Guard) Describe(c *fiber.Ctx) {
+	l := g.limits.Unauthenticated
+	if l == nil || len(c.Response().Header.Peek(ratelimit.HeaderLimit)) > 0 {
+		return
+	}
+	res, err := l.Peek(c.UserContext(), "ip:"+c.IP())
+	if err != nil {
+		g.log.WarnContext(c.UserContext(), "rate limiter unavailable; answer without RateLimit headers", "err", err)
+		return
+	}
+	res.Allowed = true // nothing was refused: no Retry-After
+	ratelimit.Headers(res, c.Set)
+}
+
 var errRateLimited = &models.Error{Code: models.CodeRateLimited,
 	Message:    "Too many requests",
 	Suggestion: "Wait for the number of seconds in the Retry-After header, then try again"}
