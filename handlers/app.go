@@ -76,6 +76,9 @@ func New(cfg Config) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:   "cloudplane",
 		BodyLimit: BodyLimit,
+		// Paths are case-sensitive (RFC 3986 §6.2.2.1): /API/V1/regions
+		// is no route, and apiNoRoute answers it as the API's 404.
+		CaseSensitive: true,
 		// A connection that sends its request slowly, or keeps silent
 		// between requests, holds a file descriptor: both are bounded.
 		ReadTimeout:           cfg.ReadTimeout,
@@ -104,8 +107,9 @@ func New(cfg Config) *fiber.App {
 	}))
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
 	app.Server().HeaderReceived = refuseAmbiguousFraming(uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store)))
-	routes(app, cfg)
-	guardServer(app, cfg.Log)
+	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
+	routes(app, cfg, guard)
+	guardServer(app, cfg.Log, guard)
 	return app
 }
 
@@ -158,4 +162,9 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	}
 }
 
-func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
+// isAPIPath matches /api and what is under it in any case: a client that
+// wrote /API/v1 is an API client all the same, and gets the envelope.
+func isAPIPath(p string) bool {
+	const prefix = "/api"
+	return len(p) >= len(prefix) && strings.EqualFold(p[:len(prefix)], prefix) && (len(p) == len(prefix) || p[len(prefix)] == '/')
+}
