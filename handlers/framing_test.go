@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"cloudplane/models/modelstest"
 )
 
@@ -96,4 +98,22 @@ func rawExchange(t *testing.T, addr, req string) (*http.Response, []byte, []byte
 		t.Fatal(fmt.Errorf("read after the answer: %w", err))
 	}
 	return res, body, rest
+}
+
+// BenchmarkAmbiguousFraming is the check every request with a body pays
+// in HeaderReceived: a scan of its raw head, without allocating.
+func BenchmarkAmbiguousFraming(b *testing.B) {
+	var h fasthttp.RequestHeader
+	head := "POST /api/v1/filesystems HTTP/1.1\r\nHost: api.example.com\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n" +
+		"Authorization: Bearer cpk_00000000_0000000000000000000000000000000000000000000000000000000000000000\r\n" +
+		"Content-Type: application/json\r\nContent-Length: 42\r\n\r\n"
+	if err := h.Read(bufio.NewReader(strings.NewReader(head))); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ambiguousFraming(&h) {
+			b.Fatal("one Content-Length is not ambiguous")
+		}
+	}
 }

@@ -30,6 +30,7 @@ func refuseUnparsableTarget(c *fiber.Ctx) error {
 		target = target[:i]
 	}
 	c.Path(escapeControlBytes(target))
+	observe.MarkUnmatched(c)
 	if isAPIPath(c.Path()) {
 		return errUnparsableTarget
 	}
