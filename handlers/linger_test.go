@@ -45,6 +45,44 @@ func TestOversizedBodyAnswerReachesTheClient(t *testing.T) {
 	if failed > 0 {
 		t.Fatalf("%d of %d clients did not read the answer", failed, clients*rounds)
 	}
+
+	// The read-out is bounded: a client that stops sending without
+	// closing gets the answer, then the server's close...
+	idle, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	_ = idle.SetDeadline(time.Now().Add(4 * lingerTimeout))
+	if _, err := io.WriteString(idle, head+strings.Repeat("x", 100<<10)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(idle); err != nil {
+		t.Fatalf("the server did not close a silent connection it had refused: %v", err)
+	}
+
+	// ...and one that never stops sending is cut off (its writes fail)
+	// well before the test's own deadline.
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(4 * lingerTimeout))
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	piece := make([]byte, 64<<10)
+	for {
+		_, err := conn.Write(piece)
+		if err == nil {
+			continue
+		}
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatalf("the server still read a body it had refused after %s", 4*lingerTimeout)
+		}
+		break
+	}
 }
 
 // sendOversized writes head and a body of size, in pieces as a client
