@@ -2,8 +2,10 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,4 +163,46 @@ func waitForAccessLine(logs *syncBuffer, id string, match func(map[string]any) b
 		}
 	}
 	return false
+}
+
+// unavailableLimiter is a limiter store that cannot be reached (Redis
+// down): every call fails, and is counted.
+type unavailableLimiter struct{ calls atomic.Int64 }
+
+func (l *unavailableLimiter) Allow(context.Context, string) (ratelimit.Result, error) {
+	l.calls.Add(1)
+	return ratelimit.Result{}, errors.New("limiter unavailable")
+}
+
+func (l *unavailableLimiter) Peek(context.Context, string) (ratelimit.Result, error) {
+	l.calls.Add(1)
+	return ratelimit.Result{}, errors.New("limiter unavailable")
+}
+
+// With the limiter store down, requests are served without the headers
+// (the guard fails open) and each asks the store once: the guard's failed
+// count is not followed by a second try to describe the address bucket.
+func TestAnUnavailableLimiterIsAskedOncePerRequest(t *testing.T) {
+	store := modelstest.Open(t)
+	_, key := modelstest.Owner(t, store, "down@example.com")
+	down := &unavailableLimiter{}
+	app, _ := jsonLogApp(t, store, Config{Limits: api.Limits{General: down, Unauthenticated: down}})
+	addr := serveApp(t, app)
+	for _, tc := range []struct {
+		req    string
+		status int
+	}{
+		{get("/api/v1/regions", "Authorization: Bearer "+key+"\r\n"), http.StatusOK},
+		{get("/api/v1/openapi.json", ""), http.StatusOK},
+		{get("/api/v2/nothing", ""), http.StatusNotFound},
+	} {
+		before := down.calls.Load()
+		res, body := rawRequest(t, addr, tc.req)
+		if res.StatusCode != tc.status {
+			t.Fatalf("status %d, want %d: %s", res.StatusCode, tc.status, body)
+		}
+		if calls := down.calls.Load() - before; calls != 1 {
+			t.Fatalf("%d calls to the limiter for one request", calls)
+		}
+	}
 }
