@@ -97,8 +97,10 @@ func New(cfg Config) *fiber.App {
 		ProxyHeader:             proxyHeader(cfg),
 		EnableIPValidation:      true,
 	})
+	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
 	app.Use(observe.Middleware(observe.Config{Log: cfg.Log, Metrics: cfg.Metrics, TrustProxies: len(cfg.TrustedProxies) > 0}))
-	app.Use(refuseOverCap) // connections past LimitPerAddress's cap
+	app.Use(describeRateLimits(guard)) // second: every answer below has them
+	app.Use(refuseOverCap)             // connections past LimitPerAddress's cap
 	app.Use(recover.New(recover.Config{
 		EnableStackTrace: true,
 		StackTraceHandler: func(c *fiber.Ctx, e any) {
@@ -107,7 +109,6 @@ func New(cfg Config) *fiber.App {
 	}))
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
 	app.Server().HeaderReceived = refuseAmbiguousFraming(uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store)))
-	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
 	routes(app, cfg, guard)
 	guardServer(app, cfg.Log, guard)
 	return app

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -114,6 +115,19 @@ func TestEveryAPIAnswerCarriesRateLimitHeaders(t *testing.T) {
 		if res.Header.Get(ratelimit.HeaderRetryAfter) != "" {
 			t.Fatalf("%s: Retry-After on a %d", tc.name, res.StatusCode)
 		}
+	}
+
+	// A connection past the address's cap is refused 429 with them too.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(LingerOnRefusal(LimitPerAddress(ln, 1))) }()
+	held := dialServed(t, ln.Addr().String(), "")
+	defer held.Close()
+	res, body := rawRequest(t, ln.Addr().String(), get("/api/v1/openapi.json", ""))
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get(ratelimit.HeaderLimit) == "" {
+		t.Fatalf("past the connection cap: %d, %s %q: %s", res.StatusCode, ratelimit.HeaderLimit, res.Header.Get(ratelimit.HeaderLimit), body)
 	}
 }
 

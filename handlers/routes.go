@@ -11,7 +11,6 @@ import (
 // routes is the one route table: every API and page route with its
 // middleware.
 func routes(app *fiber.App, cfg Config, guard *api.Guard) {
-	app.Use(describeRateLimits(guard))
 	app.Use(refuseUnparsableTarget)
 	app.Use(collapseAPISlashes)
 	app.Get("/healthz", health(cfg.Store))
