@@ -76,6 +76,9 @@ func New(cfg Config) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:   "cloudplane",
 		BodyLimit: BodyLimit,
+		// Paths are case-sensitive (RFC 3986 §6.2.2.1): /API/V1/regions
+		// is no route, and apiNoRoute answers it as the API's 404.
+		CaseSensitive: true,
 		// A connection that sends its request slowly, or keeps silent
 		// between requests, holds a file descriptor: both are bounded.
 		ReadTimeout:           cfg.ReadTimeout,
@@ -94,8 +97,10 @@ func New(cfg Config) *fiber.App {
 		ProxyHeader:             proxyHeader(cfg),
 		EnableIPValidation:      true,
 	})
+	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
 	app.Use(observe.Middleware(observe.Config{Log: cfg.Log, Metrics: cfg.Metrics, TrustProxies: len(cfg.TrustedProxies) > 0}))
-	app.Use(refuseOverCap) // connections past LimitPerAddress's cap
+	app.Use(describeRateLimits(guard)) // second: every answer below has them
+	app.Use(refuseOverCap)             // connections past LimitPerAddress's cap
 	app.Use(recover.New(recover.Config{
 		EnableStackTrace: true,
 		StackTraceHandler: func(c *fiber.Ctx, e any) {
@@ -103,9 +108,9 @@ func New(cfg Config) *fiber.App {
 		},
 	}))
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
-	app.Server().HeaderReceived = uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store))
-	routes(app, cfg)
-	guardServer(app, cfg.Log)
+	app.Server().HeaderReceived = refuseAmbiguousFraming(uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store)))
+	routes(app, cfg, guard)
+	guardServer(app, cfg.Log, guard)
 	return app
 }
 
@@ -158,4 +163,9 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	}
 }
 
-func isAPIPath(p string) bool { return p == "/api" || strings.HasPrefix(p, "/api/") }
+// isAPIPath matches /api and what is under it in any case: a client that
+// wrote /API/v1 is an API client all the same, and gets the envelope.
+func isAPIPath(p string) bool {
+	const prefix = "/api"
+	return len(p) >= len(prefix) && strings.EqualFold(p[:len(prefix)], prefix) && (len(p) == len(prefix) || p[len(prefix)] == '/')
+}

@@ -118,7 +118,7 @@ func (c *overCapConn) SetDeadline(t time.Time) error {
 // refuseOverCap answers a request on a connection past its address's cap
 // with 429 and closes the connection.
 func refuseOverCap(c *fiber.Ctx) error {
-	if _, over := c.Context().Conn().(*overCapConn); !over {
+	if _, over := unwrapLingering(c.Context().Conn()).(*overCapConn); !over {
 		return c.Next()
 	}
 	c.Context().SetConnectionClose()

@@ -22,7 +22,7 @@ import (
 // without the request id, and without the security headers the
 // middleware sets. Now both go through errorHandler, the one place
 // failures become answers, after SetSecurityHeaders.
-func guardServer(app *fiber.App, log *slog.Logger) {
+func guardServer(app *fiber.App, log *slog.Logger, guard *api.Guard) {
 	srv := app.Server()
 	handle := errorHandler(log)
 	methods := app.Config().RequestMethods
@@ -32,21 +32,32 @@ func guardServer(app *fiber.App, log *slog.Logger) {
 			route(fctx)
 			return
 		}
-		answer(app, log, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
+		answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
 	}
 	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
-		answer(app, log, fctx, func(c *fiber.Ctx) error { return unreadable(c, log, handle, err) })
+		// fasthttp closes the connection after this answer, often with
+		// the rest of the request unread; a client too slow to send it
+		// is not waited for again.
+		if !timedOut(err) {
+			lingerOnClose(fctx.Conn())
+		}
+		answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return unreadable(c, log, handle, err) })
 	}
 }
 
 // answer runs write on a fiber context made for a request no route saw.
-func answer(app *fiber.App, log *slog.Logger, fctx *fasthttp.RequestCtx, write func(*fiber.Ctx) error) {
+// Under /api/ (or with the path lost, answered in the envelope too) it
+// gets the RateLimit headers every API answer has.
+func answer(app *fiber.App, log *slog.Logger, guard *api.Guard, fctx *fasthttp.RequestCtx, write func(*fiber.Ctx) error) {
 	c := app.AcquireCtx(fctx)
 	defer app.ReleaseCtx(c)
 	web.SetSecurityHeaders(c)
 	if err := write(c); err != nil {
 		log.Error("low-level answer failed", "err", err)
 		c.Status(fiber.StatusInternalServerError)
+	}
+	if isAPIPath(c.Path()) || requestLost(c) {
+		guard.Describe(c)
 	}
 }
 
@@ -57,9 +68,10 @@ func answer(app *fiber.App, log *slog.Logger, fctx *fasthttp.RequestCtx, write f
 func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err error) error {
 	status, msg := fiber.StatusBadRequest, "The request could not be read: its headers or body are malformed"
 	var small *fasthttp.ErrSmallBuffer
-	var netErr net.Error
 	switch {
-	case errors.As(err, &netErr) && netErr.Timeout():
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) && ambiguousFraming(&c.Request().Header):
+		msg = "The request's body length is ambiguous: it has more than one Content-Length, or Content-Length with Transfer-Encoding"
+	case timedOut(err):
 		// A client too slow to send its request (slowloris) is cut off
 		// with fasthttp's own status, before the connection closes.
 		status, msg = fiber.StatusRequestTimeout, "The request did not arrive within the server's read timeout"
@@ -75,11 +87,19 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 		// err quotes the request, which may hold secrets: log, do not echo.
 		log.Debug("unreadable request", "err", err)
 	}
-	// A request with a body always has headers; none left means reset.
-	if len(c.Request().Header.RawHeaders()) > 0 && !isAPIPath(c.Path()) && !isTransferPath(c.Path()) {
+	if !requestLost(c) && !isAPIPath(c.Path()) && !isTransferPath(c.Path()) {
 		return handle(c, fiber.NewError(status, msg))
 	}
 	werr := api.WriteError(c, log, models.Errorf(models.CodeInvalidParameters, "%s", msg))
 	c.Status(status) // 431 is not a domain status; the contract allows it here
 	return werr
 }
+
+func timedOut(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// requestLost reports whether fasthttp reset the request before its
+// ErrorHandler: a request always has headers, so none left means reset.
+func requestLost(c *fiber.Ctx) bool { return len(c.Request().Header.RawHeaders()) == 0 }

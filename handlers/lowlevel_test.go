@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -25,12 +27,18 @@ func serve(t *testing.T) string {
 // serveStore is serve over store.
 func serveStore(t *testing.T, store *models.Store) string {
 	t.Helper()
-	app := New(Config{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return serveApp(t, New(Config{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+}
+
+// serveApp serves app as cloudplane serve does, on a loopback port 0,
+// until the test ends, and returns its address.
+func serveApp(t *testing.T, app *fiber.App) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = app.Listener(ln) }()
+	go func() { _ = app.Listener(LingerOnRefusal(ln)) }()
 	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
 	return ln.Addr().String()
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/base64"
 	"log/slog"
 	"mime"
@@ -9,8 +10,80 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/observe"
+	"cloudplane/handlers/web"
 	"cloudplane/models"
 )
+
+// refuseUnparsableTarget refuses a request whose target fasthttp could
+// not parse, a control byte in it above all: fasthttp then leaves the path
+// empty, which no route matches, and the request was answered the
+// dashboard's 404 and logged as path="". The path is set to the target
+// with its control bytes %-escaped, so the access log shows what came and
+// the error handler picks the envelope under /api/.
+func refuseUnparsableTarget(c *fiber.Ctx) error {
+	if c.Path() != "" {
+		return c.Next()
+	}
+	target := c.Request().Header.RequestURI()
+	if i := bytes.IndexByte(target, '?'); i >= 0 {
+		target = target[:i]
+	}
+	c.Path(escapeControlBytes(target))
+	observe.MarkUnmatched(c)
+	if isAPIPath(c.Path()) {
+		return errUnparsableTarget
+	}
+	// A page: 400, not the 422 of a form the dashboard gives this code.
+	web.SetSecurityHeaders(c)
+	return fiber.NewError(fiber.StatusBadRequest, errUnparsableTarget.Message)
+}
+
+var errUnparsableTarget = &models.Error{Code: models.CodeInvalidParameters,
+	Message:    "The request path cannot be parsed: it contains a control character or is malformed",
+	Suggestion: "Percent-encode the path's special characters"}
+
+// escapeControlBytes is p with its ASCII control bytes written %XX.
+func escapeControlBytes(p []byte) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(p))
+	for _, ch := range p {
+		if ch < ' ' || ch == 0x7f {
+			b.WriteByte('%')
+			b.WriteByte(hex[ch>>4])
+			b.WriteByte(hex[ch&0xf])
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	return b.String()
+}
+
+// describeRateLimits gives every answer under /api/ the RateLimit
+// headers: the guard's, or else Guard.Describe's. The path is read after
+// the request ran, refuseUnparsableTarget and collapseAPISlashes having
+// settled it.
+func describeRateLimits(guard *api.Guard) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		err := c.Next()
+		if isAPIPath(c.Path()) {
+			guard.Describe(c)
+		}
+		return err
+	}
+}
+
+// apiNoRoute answers whatever reached it under /api, in any case, with
+// the API's 404. (Not app.Use("/api"): a prefix match would swallow
+// /api-keys, and would be case-sensitive.)
+func apiNoRoute(c *fiber.Ctx) error {
+	if !isAPIPath(c.Path()) {
+		return c.Next()
+	}
+	observe.MarkUnmatched(c)
+	return api.NoRoute(c)
+}
 
 // collapseAPISlashes serves /api/v1//ssh-keys as /api/v1/ssh-keys: API
 // clients join a base URL that ends in a slash with a path that starts

@@ -10,7 +10,8 @@ import (
 
 // routes is the one route table: every API and page route with its
 // middleware.
-func routes(app *fiber.App, cfg Config) {
+func routes(app *fiber.App, cfg Config, guard *api.Guard) {
+	app.Use(refuseUnparsableTarget)
 	app.Use(collapseAPISlashes)
 	app.Get("/healthz", health(cfg.Store))
 	app.Get("/livez", livez)
@@ -20,7 +21,6 @@ func routes(app *fiber.App, cfg Config) {
 	app.Use(gate.handler)
 
 	a := api.New(cfg.Store)
-	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
 	// The API's own description needs no key, so it comes before the guard.
 	app.Get("/api/v1/openapi.json", api.OpenAPIDocument)
 	// A claim outlasts any request, which ends at its timeout.
@@ -77,9 +77,9 @@ func routes(app *fiber.App, cfg Config) {
 		cfg.extraAPIRoutes(v1)
 	}
 
-	// Anything else under /api answers the JSON envelope, never HTML. (Not
-	// app.Use("/api"): a prefix match would swallow /api-keys.)
-	app.All("/api/*", api.NoRoute)
+	// Anything else under /api, in any case, answers the JSON envelope,
+	// never HTML.
+	app.Use(apiNoRoute)
 
 	// Presigned attachment URLs, as a storage service would serve them: no
 	// API key (the signature is the permission), JSON errors, bodies up to

@@ -148,7 +148,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln = handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP)
+	ln = handlers.LingerOnRefusal(handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP))
 	if f.debugAddr != "" {
 		sqlDB, err := db.DB()
 		if err != nil {

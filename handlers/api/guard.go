@@ -104,6 +104,7 @@ func (g *Guard) limit(c *fiber.Ctx, l ratelimit.Limiter, key string) error {
 	if l == nil {
 		return nil
 	}
+	c.Locals(limitedLocal, true)
 	res, err := l.Allow(c.UserContext(), key)
 	if err != nil {
 		g.log.WarnContext(c.UserContext(), "rate limiter unavailable; request let through", "err", err)
@@ -115,6 +116,34 @@ func (g *Guard) limit(c *fiber.Ctx, l ratelimit.Limiter, key string) error {
 	}
 	return errRateLimited
 }
+
+// Describe sets the RateLimit headers on an answer the guard did not
+// count, the README promising them on every API answer: the OpenAPI
+// document, unknown paths and methods outside /api/v1, requests refused
+// before routing. They describe the bucket of the caller's address, the
+// one failed authentications count against, read without counting: such
+// a request is not a failed authentication, and fetching the public
+// document must not bring a client closer to 429. A request the guard
+// counted keeps its own; no address limiter, no headers, as when the
+// guard's limits are off.
+func (g *Guard) Describe(c *fiber.Ctx) {
+	l := g.limits.Unauthenticated
+	if counted, _ := c.Locals(limitedLocal).(bool); l == nil || counted {
+		return
+	}
+	res, err := l.Peek(c.UserContext(), "ip:"+c.IP())
+	if err != nil {
+		g.log.WarnContext(c.UserContext(), "rate limiter unavailable; answer without RateLimit headers", "err", err)
+		return
+	}
+	res.Allowed = true // nothing was refused: no Retry-After
+	ratelimit.Headers(res, c.Set)
+}
+
+// limitedLocal marks a request the guard counted, its headers set unless
+// the limiter failed; Describe leaves such a request alone rather than
+// asking a failing limiter twice.
+const limitedLocal = "api.rate_limited"
 
 var errRateLimited = &models.Error{Code: models.CodeRateLimited,
 	Message:    "Too many requests",

@@ -43,9 +43,13 @@ const (
 // there matched none, and is labelled so (fiber's Route would name the
 // last middleware it passed).
 func Unmatched(c *fiber.Ctx) error {
-	c.Locals(unmatchedLocal, true)
+	MarkUnmatched(c)
 	return c.Next()
 }
+
+// MarkUnmatched labels c as Unmatched does, for a catch-all that answers
+// it itself.
+func MarkUnmatched(c *fiber.Ctx) { c.Locals(unmatchedLocal, true) }
 
 // Middleware must be the app's first: it assigns the request id before
 // anything can log, and runs the error handler itself, as fiber's logger

@@ -24,6 +24,9 @@ type Result struct {
 // open or closed.
 type Limiter interface {
 	Allow(ctx context.Context, key string) (Result, error)
+	// Peek reports key's bucket without counting a request: Remaining is
+	// what may be made right now, Allowed whether that is at least one.
+	Peek(ctx context.Context, key string) (Result, error)
 }
 
 // DefaultMaxKeys bounds in-process state per limiter. At roughly 100 bytes a
@@ -97,7 +100,19 @@ func newGCRA(st throttled.GCRAStoreCtx, q Quota) (*gcra, error) {
 }
 
 func (g *gcra) Allow(ctx context.Context, key string) (Result, error) {
-	limited, r, err := g.rl.RateLimitCtx(ctx, key, 1)
+	return g.rateLimit(ctx, key, 1)
+}
+
+// Peek asks throttled for a quantity of 0, which it documents as reading
+// the bucket without taking from it.
+func (g *gcra) Peek(ctx context.Context, key string) (Result, error) {
+	res, err := g.rateLimit(ctx, key, 0)
+	res.Allowed = err == nil && res.RetryAfter == 0
+	return res, err
+}
+
+func (g *gcra) rateLimit(ctx context.Context, key string, quantity int) (Result, error) {
+	limited, r, err := g.rl.RateLimitCtx(ctx, key, quantity)
 	if err != nil {
 		return Result{}, fmt.Errorf("ratelimit: %w", err)
 	}
@@ -107,8 +122,8 @@ func (g *gcra) Allow(ctx context.Context, key string) (Result, error) {
 		Remaining:  r.Remaining,
 		ResetAfter: r.ResetAfter,
 	}
-	if limited {
-		res.RetryAfter = r.RetryAfter // throttled reports -1 when allowed
+	if r.RetryAfter > 0 { // throttled reports -1 when allowed
+		res.RetryAfter = r.RetryAfter
 	}
 	return res, nil
 }

@@ -86,6 +86,12 @@ func (l *redisLimiter) Allow(ctx context.Context, key string) (Result, error) {
 	return res, err
 }
 
+// Peek reads the bucket from Redis: a rejection cached here says the
+// bucket was empty then, not how full it is now.
+func (l *redisLimiter) Peek(ctx context.Context, key string) (Result, error) {
+	return l.g.Peek(ctx, key)
+}
+
 // redisStore implements throttled.GCRAStoreCtx over go-redis v9. It is used
 // instead of throttled's goredisstore.v9 because that one truncates TTLs to
 // whole seconds (a key can expire up to 1 s before its TAT passes, handing
