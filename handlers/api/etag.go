@@ -25,8 +25,8 @@ var errBadIfMatch = models.InvalidField(fiber.HeaderIfMatch,
 // checks anyway), asks nothing. The comparison is strong and exact: a
 // weak tag, or a tag that is not the canonical decimal of a version ("07",
 // "+7"), is well formed but matches nothing, so the write fails with 412
-// rather than overwrite blindly. A header that is no list of entity tags
-// is 400.
+// rather than overwrite blindly; so does an empty list (a header sent
+// empty is not ignored). A header that is no list of entity tags is 400.
 func ifMatch(c *fiber.Ctx) (models.Precondition, error) {
 	sent := c.Request().Header.PeekAll(fiber.HeaderIfMatch)
 	if len(sent) == 0 {
@@ -63,8 +63,8 @@ type entityTag struct {
 }
 
 // parseEntityTags reads #entity-tag (RFC 9110 §5.6.1, §8.8.3): tags
-// separated by commas and optional whitespace, empty elements allowed, at
-// least one tag. Each is [W/] DQUOTE *etagc DQUOTE, where etagc is any
+// separated by commas and optional whitespace, empty elements allowed,
+// and none at all (an empty list, which matches nothing). Each is [W/] DQUOTE *etagc DQUOTE, where etagc is any
 // visible character but DQUOTE (a comma too), or obs-text.
 func parseEntityTags(list string) ([]entityTag, bool) {
 	var tags []entityTag
@@ -101,5 +101,5 @@ func parseEntityTags(list string) ([]entityTag, bool) {
 			return nil, false
 		}
 	}
-	return tags, len(tags) > 0
+	return tags, true
 }

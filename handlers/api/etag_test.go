@@ -137,6 +137,8 @@ func ifMatchCases(v string) []struct {
 		{`""`, http.StatusPreconditionFailed},
 		{`"99999999999999999999` + v + `"`, http.StatusPreconditionFailed},
 		{`"x", W/"` + v + `"`, http.StatusPreconditionFailed},
+		{"", http.StatusPreconditionFailed},
+		{" , ,", http.StatusPreconditionFailed},
 		{`" ` + v + `"`, http.StatusBadRequest},
 		{`"` + v + ` "`, http.StatusBadRequest},
 		{v, http.StatusBadRequest},
