@@ -127,6 +127,9 @@ func TestWebhookURLsAreCheckedWhenSaved(t *testing.T) {
 		{"https://%E2%93%9B%E2%93%9E%E2%93%92%E2%93%90%E2%93%9B%E2%93%97%E2%93%9E%E2%93%A2%E2%93%A3/", false, ""},
 		{"https://1０.0.0.1/", false, ""},
 		{"https://xn--zz.example.com/", false, ""},
+		{"https://xn--vuhdqncpe6aj/", false, ""},          // ⓛⓞⓒⓐⓛⓗⓞⓢⓣ, raw punycode
+		{"https://XN--127001-RR3EBB/", false, ""},         // 127。0。0。1, raw punycode
+		{"https://xn--mi7cdqncpe6aj.example/", false, ""}, // ｌｏｃａｌｈｏｓｔ, raw punycode
 		{"https://xn--a.example.com/", false, ""},
 		{"https://a‍b.example.com/", false, ""},
 		{"https://exa mple.com/", false, ""},
