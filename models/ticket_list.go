@@ -146,9 +146,10 @@ func (s *Store) Tickets(ctx context.Context, actor Actor, f TicketFilter) (*Tick
 
 // TicketsWithComments is Tickets with each ticket's description and every
 // comment, as the API lists them. A page ends early, before the ticket
-// that would take its text (as JSON sends it) past TicketListTextBudget,
-// so one answer stays small whatever the tickets hold; the page token
-// then continues after the last ticket given.
+// that would take the API's answer past TicketListPageBudget (counting
+// each ticket as ticketJSONSize does), so one answer stays small whatever
+// the tickets hold; the page token then continues after the last ticket
+// given.
 //
 // Its reads share a connection: counting the comments and then reading
 // them passes over the same rows twice.
@@ -170,7 +171,7 @@ func (s *Store) TicketsWithComments(ctx context.Context, actor Actor, f TicketFi
 		if err != nil {
 			return err
 		}
-		if keep := detailsWithinBudget(details, TicketListTextBudget); keep < len(details) {
+		if keep := detailsWithinBudget(details, TicketListPageBudget-TicketListEnvelope); keep < len(details) {
 			details, summaries, more = details[:keep], summaries[:keep], true
 		}
 		page = &TicketDetailPage{Tickets: details}
@@ -184,8 +185,9 @@ func (s *Store) TicketsWithComments(ctx context.Context, actor Actor, f TicketFi
 
 // ticketPage reads one page of summaries and whether more follow; it
 // validates f and fills in its defaults. With text, rows carry their
-// description and the page is cut to TicketListTextBudget of stored text;
-// without, the description is not read.
+// description and the page is cut to the page budget in stored text
+// (never more than the answer's size); without, the description is not
+// read.
 func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, text bool) ([]TicketSummary, bool, error) {
 	accountID, err := actor.scope(f.AccountID)
 	if err != nil {
@@ -243,7 +245,7 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, te
 	}
 	keep := min(len(summaries), f.Limit)
 	if text {
-		keep = withinBudget(summaries[:keep], TicketListTextBudget)
+		keep = withinBudget(summaries[:keep], TicketListPageBudget-TicketListEnvelope)
 	}
 	return summaries[:keep], keep < len(summaries), nil
 }
@@ -296,15 +298,11 @@ func withinBudget(tickets []TicketSummary, budget int64) int {
 }
 
 // detailsWithinBudget is how many of tickets, from the first, fit in
-// budget bytes of text as JSON sends it; at least one.
+// budget bytes of the API's JSON; at least one.
 func detailsWithinBudget(tickets []TicketDetail, budget int64) int {
 	var used int64
 	for i, t := range tickets {
-		bodies := make([]string, len(t.Comments))
-		for j, c := range t.Comments {
-			bodies[j] = c.Body
-		}
-		used += ticketJSONText(t.Subject, t.Description, bodies)
+		used += ticketJSONSize(t.Subject, t.Description, t.Comments)
 		if used > budget && i > 0 {
 			return i
 		}

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -57,7 +56,7 @@ func TestTicketTextIsBounded(t *testing.T) {
 	for pages := 0; pages < 3; pages++ {
 		r := e.do(http.MethodGet, path, nil).expect(http.StatusOK)
 		t.Logf("list page of %d bytes", len(r.Body))
-		if len(r.Body) > 2*models.TicketListTextBudget {
+		if len(r.Body) > models.TicketListPageBudget {
 			t.Fatalf("a list page of %d bytes", len(r.Body))
 		}
 		var page ticketList
@@ -75,19 +74,10 @@ func TestTicketTextIsBounded(t *testing.T) {
 	}
 }
 
-// jsonTextLen is how many bytes s takes inside a JSON answer.
-func jsonTextLen(t *testing.T, s string) int {
-	encoded, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(encoded) - 2
-}
-
-// The budget of a page, and the cap of a ticket, count text as JSON sends
-// it: "<" is \u003c, six bytes. Tickets filled with characters JSON
-// escapes make pages whose text stays within the budget, and the page
-// tokens walk every ticket once, with every comment.
+// The budget of a page, and the cap of a ticket, count the answer's bytes:
+// "<" is \u003c, six bytes. Tickets filled with characters JSON escapes
+// make pages within the budget, and the page tokens walk every ticket
+// once, with every comment.
 func TestTicketListBudgetCountsEscapedText(t *testing.T) {
 	e := newEnv(t)
 	fill := func(unit string) string { // as many units as a comment takes
@@ -103,12 +93,8 @@ func TestTicketListBudgetCountsEscapedText(t *testing.T) {
 		if len(got.Comments) != n+1 {
 			t.Fatalf("ticket of %q...: %d comments, want %d", body[:8], len(got.Comments), n+1)
 		}
-		text := jsonTextLen(t, got.Subject) + jsonTextLen(t, got.Description)
-		for _, c := range got.Comments {
-			text += jsonTextLen(t, c.Body)
-		}
-		if text > models.MaxTicketTextBytes {
-			t.Fatalf("a ticket of %q... holds %d bytes of text as JSON, over the cap of %d", body[:8], text, models.MaxTicketTextBytes)
+		if size := len(e.do(http.MethodGet, "/api/v1/tickets/"+id, nil).Body); size > models.TicketListPageBudget {
+			t.Fatalf("a ticket of %q... is %d bytes of JSON, over the page budget of %d", body[:8], size, models.TicketListPageBudget)
 		}
 	}
 	// Control characters other than line breaks and tabs are refused, not escaped.
@@ -126,24 +112,15 @@ func TestTicketListBudgetCountsEscapedText(t *testing.T) {
 		r := e.do(http.MethodGet, path, nil).expect(http.StatusOK)
 		var page ticketList
 		r.data(&page)
-		text := 0
 		for _, tk := range page.Tickets {
 			seen[tk.ID]++
 			if len(tk.Comments) != comments[tk.ID] {
 				t.Fatalf("ticket %s listed with %d comments, want %d", tk.ID, len(tk.Comments), comments[tk.ID])
 			}
-			text += jsonTextLen(t, tk.Subject) + jsonTextLen(t, tk.Description)
-			for _, c := range tk.Comments {
-				text += jsonTextLen(t, c.Body)
-			}
 		}
-		t.Logf("page %d: %d tickets, %d bytes of text, %d bytes in all", pages, len(page.Tickets), text, len(r.Body))
-		if text > models.TicketListTextBudget {
-			t.Fatalf("page %d holds %d bytes of text as JSON, over the budget of %d", pages, text, models.TicketListTextBudget)
-		}
-		// The rest is the structure: keys, ids, times, authors.
-		if len(r.Body) > models.TicketListTextBudget+64<<10 {
-			t.Fatalf("page %d is %d bytes", pages, len(r.Body))
+		t.Logf("page %d: %d tickets, %d bytes", pages, len(page.Tickets), len(r.Body))
+		if len(r.Body) > models.TicketListPageBudget {
+			t.Fatalf("page %d is %d bytes, over the budget of %d", pages, len(r.Body), models.TicketListPageBudget)
 		}
 		if page.PageToken == nil {
 			break
@@ -154,6 +131,54 @@ func TestTicketListBudgetCountsEscapedText(t *testing.T) {
 		if seen[id] != 1 {
 			t.Fatalf("ticket %s listed %d times, want once", id, seen[id])
 		}
+	}
+	if len(seen) != len(comments) {
+		t.Fatalf("%d tickets listed, want %d", len(seen), len(comments))
+	}
+}
+
+// Tickets of many short comments are mostly the JSON around their text
+// (keys, times, authors): the budget counts it too.
+func TestTicketListBudgetCountsTheJSONAroundText(t *testing.T) {
+	e := newEnv(t)
+	comments := map[string]int{}
+	for range 30 {
+		id := e.createTicket(incidentBody)
+		rows := make([]models.TicketComment, models.MaxTicketComments)
+		for i := range rows {
+			rows[i] = models.TicketComment{AccountID: e.accountID(), ID: models.NewID(), TicketID: id, Seq: i + 1,
+				Author: "owner@example.com", Body: "<", CreatedAt: e.clock.Now()}
+		}
+		if err := e.store.DB().CreateInBatches(rows, 100).Error; err != nil {
+			t.Fatal(err)
+		}
+		comments[id] = len(rows) + 1
+	}
+	if err := e.store.AccountChanged(t.Context(), e.accountID()); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	path := "/api/v1/tickets"
+	for pages := 0; ; pages++ {
+		if pages > len(comments) {
+			t.Fatalf("more pages than tickets: the page tokens do not move on")
+		}
+		r := e.do(http.MethodGet, path, nil).expect(http.StatusOK)
+		if len(r.Body) > models.TicketListPageBudget {
+			t.Fatalf("page %d is %d bytes, over the budget of %d", pages, len(r.Body), models.TicketListPageBudget)
+		}
+		var page ticketList
+		r.data(&page)
+		for _, tk := range page.Tickets {
+			if seen[tk.ID] || len(tk.Comments) != comments[tk.ID] {
+				t.Fatalf("ticket %s listed again, or with %d comments (want %d)", tk.ID, len(tk.Comments), comments[tk.ID])
+			}
+			seen[tk.ID] = true
+		}
+		if page.PageToken == nil {
+			break
+		}
+		path = "/api/v1/tickets?page_token=" + url.QueryEscape(*page.PageToken)
 	}
 	if len(seen) != len(comments) {
 		t.Fatalf("%d tickets listed, want %d", len(seen), len(comments))
