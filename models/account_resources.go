@@ -112,6 +112,9 @@ type heldKind struct {
 	column   string
 	notFound func(id string) error
 	inUse    func(name string) error
+	// version is the column behind the kind's ETag, which a delete's
+	// precondition compares; "" for kinds without one.
+	version string
 }
 
 // heldObject is a row of a heldKind.
@@ -119,11 +122,18 @@ type heldObject interface {
 	describe() (id, name, region string)
 }
 
+// versioned is a heldObject whose kind has a version, behind its ETag.
+type versioned interface {
+	currentVersion() int64
+}
+
 // deleteHeld deletes the account's object with id into row, unless an
 // instance that holds it (booting, active or unhealthy) is attached to it,
 // and records a "deleted" audit event. Attachments to instances that no
-// longer hold it go with it, so none points at nothing.
-func (s *Store) deleteHeld(ctx context.Context, actor Actor, id string, row heldObject, k heldKind) error {
+// longer hold it go with it, so none points at nothing. When pre does not
+// hold (k must have a version then) it fails with CodePreconditionFailed
+// and deletes nothing.
+func (s *Store) deleteHeld(ctx context.Context, actor Actor, id string, row heldObject, k heldKind, pre Precondition) error {
 	accountID, err := actor.ownAccount()
 	if err != nil {
 		return err
@@ -140,6 +150,12 @@ func (s *Store) deleteHeld(ctx context.Context, actor Actor, id string, row held
 			return err
 		}
 		rowID, name, region := row.describe()
+		if pre.Set() && k.version == "" {
+			return fmt.Errorf("delete %s: a precondition on a kind without a version", k.resource)
+		}
+		if version, ok := row.(versioned); ok && !pre.holds(version.currentVersion()) {
+			return errPreconditionFailed
+		}
 		if held, err := heldByRunningInstance(tx, k.table, k.column, rowID); err != nil {
 			return err
 		} else if held {
@@ -148,8 +164,18 @@ func (s *Store) deleteHeld(ctx context.Context, actor Actor, id string, row held
 		if err := tx.Exec("DELETE FROM "+k.table+" WHERE "+k.column+" = ?", rowID).Error; err != nil {
 			return err
 		}
-		if err := tx.Delete(row).Error; err != nil {
-			return err
+		// The version is compared again by the DELETE itself: a write that
+		// committed since the read above (PostgreSQL) makes it match no row.
+		res := tx
+		if k.version != "" {
+			res = pre.where(tx, k.version)
+		}
+		if res = res.Delete(row); res.Error != nil {
+			return res.Error
+		} else if res.RowsAffected == 0 && pre.Set() {
+			return errPreconditionFailed
+		} else if res.RowsAffected == 0 {
+			return k.notFound(id)
 		}
 		return s.audit(tx, actor, accountID, k.resource, "deleted", []string{lrn(k.resource, rowID)},
 			map[string]any{"name": name, "region": region})

@@ -16,10 +16,13 @@ import (
 // Backup writes a consistent copy of a live SQLite database to the file
 // to, then checks the copy's integrity. VACUUM INTO reads one snapshot of
 // the database, so writers go on while it runs and the copy is exactly the
-// database as of one commit; it is also compacted. The copy is written
-// beside its final name and renamed into place only once it has passed the
-// check, so a failed or interrupted backup never leaves a file that looks
-// complete. An existing file at to is not overwritten.
+// database as of one commit; it is also compacted. The copy is written to
+// a temporary file of its own beside the final name (so backups to one
+// name at once do not meet) and renamed into place only once it has
+// passed the check, so a failed or interrupted backup never leaves a file
+// that looks complete. A file that exists at to when the backup starts is
+// not overwritten; of backups to one name at once, the last to finish
+// leaves its copy there.
 func Backup(ctx context.Context, db *gorm.DB, to string) error {
 	if db.Dialector.Name() != "sqlite" {
 		return errors.New("backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)")
@@ -27,22 +30,39 @@ func Backup(ctx context.Context, db *gorm.DB, to string) error {
 	if _, err := os.Stat(to); err == nil {
 		return fmt.Errorf("%s already exists; choose a new file", to)
 	}
-	if dir := filepath.Dir(to); dir != "." {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return err
-		}
+	dir := filepath.Dir(to)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
 	}
-	partial := to + ".partial"
-	_ = os.Remove(partial) // left by an interrupted run
-	if err := db.WithContext(ctx).Exec("VACUUM INTO ?", partial).Error; err != nil {
+	// VACUUM INTO accepts an empty file, so the unique name CreateTemp
+	// reserves is the one it writes.
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(to)+".*.partial")
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	partial := tmp.Name()
+	if err := tmp.Close(); err != nil {
 		_ = os.Remove(partial)
 		return fmt.Errorf("backup: %w", err)
 	}
-	if err := CheckIntegrity(ctx, partial); err != nil {
+	if err := writeCheckedCopy(ctx, db, partial); err != nil {
 		_ = os.Remove(partial)
 		return err
 	}
-	return os.Rename(partial, to)
+	if err := os.Rename(partial, to); err != nil {
+		_ = os.Remove(partial)
+		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
+}
+
+// writeCheckedCopy writes the database into the empty file path and
+// checks the copy.
+func writeCheckedCopy(ctx context.Context, db *gorm.DB, path string) error {
+	if err := db.WithContext(ctx).Exec("VACUUM INTO ?", path).Error; err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return CheckIntegrity(ctx, path)
 }
 
 // CheckIntegrity opens the SQLite file at path read-only and runs SQLite's

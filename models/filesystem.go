@@ -182,7 +182,7 @@ func (s *Store) CreateFilesystem(ctx context.Context, actor Actor, in CreateFile
 // instance that holds its mounts (booting, active or unhealthy) mounts it.
 func (s *Store) DeleteFilesystem(ctx context.Context, actor Actor, id string) (*Filesystem, error) {
 	var fs Filesystem
-	if err := s.deleteHeld(ctx, actor, id, &fs, filesystemKind); err != nil {
+	if err := s.deleteHeld(ctx, actor, id, &fs, filesystemKind, Precondition{}); err != nil {
 		return nil, err
 	}
 	return &fs, nil

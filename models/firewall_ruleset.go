@@ -289,21 +289,22 @@ func bumpRulesetVersion(tx *gorm.DB, accountID, id string, pre Precondition) err
 
 // DeleteFirewallRuleset deletes a ruleset of the actor's account and
 // records a "firewall_ruleset deleted" audit event. It fails with
-// CodeNotFound, and with CodeRulesetInUse while it is attached to an
-// instance that holds it (booting, active or unhealthy).
-func (s *Store) DeleteFirewallRuleset(ctx context.Context, actor Actor, id string) (*FirewallRuleset, error) {
+// CodeNotFound, with CodeRulesetInUse while it is attached to an instance
+// that holds it (booting, active or unhealthy), and with
+// CodePreconditionFailed, deleting nothing, when pre does not hold.
+func (s *Store) DeleteFirewallRuleset(ctx context.Context, actor Actor, id string, pre Precondition) (*FirewallRuleset, error) {
 	if id == GlobalRulesetID {
 		return nil, InvalidField("id", "the global ruleset cannot be deleted; PATCH its rules instead")
 	}
 	var r FirewallRuleset
-	if err := s.deleteHeld(ctx, actor, id, &r, rulesetKind); err != nil {
+	if err := s.deleteHeld(ctx, actor, id, &r, rulesetKind, pre); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
 var rulesetKind = heldKind{
-	resource: "firewall_ruleset", table: "instance_rulesets", column: "ruleset_id",
+	resource: "firewall_ruleset", table: "instance_rulesets", column: "ruleset_id", version: "version",
 	notFound: rulesetNotFound,
 	inUse: func(name string) error {
 		return &Error{Code: CodeRulesetInUse,
@@ -313,3 +314,5 @@ var rulesetKind = heldKind{
 }
 
 func (r *FirewallRuleset) describe() (id, name, region string) { return r.ID, r.Name, r.RegionName }
+
+func (r *FirewallRuleset) currentVersion() int64 { return r.Version }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"slices"
+	"strconv"
 
 	"gorm.io/gorm"
 )
@@ -20,6 +21,22 @@ type Precondition struct {
 // With none given, nothing can match.
 func IfVersion(versions ...int64) Precondition {
 	return Precondition{versions: versions, set: true}
+}
+
+// ParseVersion reads a version as an ETag or a form shows it: the
+// canonical decimal of a positive number ("7"; not "07", "+7", " 7" or
+// "7.0"). Any other spelling names no version, so it can match none.
+func ParseVersion(s string) (int64, bool) {
+	if s == "" || s[0] < '1' || s[0] > '9' {
+		return 0, false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
 }
 
 // Set reports whether the precondition asks anything.

@@ -131,24 +131,35 @@ type TicketDetailPage struct {
 // account's with AccountID. A bad filter value or a tampered page token is
 // CodeInvalidParameters.
 func (s *Store) Tickets(ctx context.Context, actor Actor, f TicketFilter) (*TicketPage, error) {
-	tickets, next, err := s.ticketPage(ctx, actor, f, false)
+	tickets, more, err := s.ticketPage(ctx, actor, &f, false)
 	if err != nil {
 		return nil, err
 	}
-	return &TicketPage{Tickets: tickets, NextPageToken: next}, nil
+	page := &TicketPage{Tickets: tickets}
+	if more {
+		if page.NextPageToken, err = s.nextTicketPageToken(ctx, f, tickets[len(tickets)-1]); err != nil {
+			return nil, err
+		}
+	}
+	return page, nil
 }
 
 // TicketsWithComments is Tickets with each ticket's description and every
-// comment, as the API lists them. A page ends early once its text reaches
-// TicketListTextBudget, so one answer stays small whatever the tickets
-// hold; the page token then continues after the last ticket given.
+// comment, as the API lists them. A page ends early, before the ticket
+// that would take the API's answer past TicketListPageBudget (counting
+// each ticket as ticketJSONSize does), so one answer stays small whatever
+// the tickets hold; the page token then continues after the last ticket
+// given.
 //
 // Its reads share a connection: counting the comments and then reading
 // them passes over the same rows twice.
 func (s *Store) TicketsWithComments(ctx context.Context, actor Actor, f TicketFilter) (*TicketDetailPage, error) {
 	var page *TicketDetailPage
 	err := s.readTogether(ctx, func(ctx context.Context) error {
-		summaries, next, err := s.ticketPage(ctx, actor, f, true)
+		// The page is cut first by the stored sizes, which never exceed
+		// the escaped ones, so no more text is read than can fit; then by
+		// the escaped sizes of the text read.
+		summaries, more, err := s.ticketPage(ctx, actor, &f, true)
 		if err != nil {
 			return err
 		}
@@ -160,25 +171,33 @@ func (s *Store) TicketsWithComments(ctx context.Context, actor Actor, f TicketFi
 		if err != nil {
 			return err
 		}
-		page = &TicketDetailPage{Tickets: details, NextPageToken: next}
-		return nil
+		if keep := detailsWithinBudget(details, TicketListPageBudget-TicketListEnvelope); keep < len(details) {
+			details, summaries, more = details[:keep], summaries[:keep], true
+		}
+		page = &TicketDetailPage{Tickets: details}
+		if more {
+			page.NextPageToken, err = s.nextTicketPageToken(ctx, f, summaries[len(summaries)-1])
+		}
+		return err
 	})
 	return page, err
 }
 
-// ticketPage reads one page of summaries and the token of the next. With
-// text, rows carry their description and the page is cut to
-// TicketListTextBudget; without, the description is not read.
-func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, text bool) ([]TicketSummary, *string, error) {
+// ticketPage reads one page of summaries and whether more follow; it
+// validates f and fills in its defaults. With text, rows carry their
+// description and the page is cut to the page budget in stored text
+// (never more than the answer's size); without, the description is not
+// read.
+func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, text bool) ([]TicketSummary, bool, error) {
 	accountID, err := actor.scope(f.AccountID)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	if err := f.Validate(); err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	if err := f.checkStaffOnly(actor); err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	desc := f.Direction == "desc"
 	q := s.read(ctx).Model(&Ticket{})
@@ -202,7 +221,7 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	if f.PageToken != "" {
 		c, err := s.openCursor(ctx, ticketPageSecret, f.PageToken, f.OrderBy, desc)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
 		if keyed {
 			q = c.afterKey(q, key.sql, "created_at", "id")
@@ -216,23 +235,26 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	}
 	var tickets []Ticket
 	if err := q.Order(orderBy).Limit(f.Limit + 1).Find(&tickets).Error; err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	summaries := summarize(tickets)
 	if actor.isStaff() {
 		if err := s.addQueueNames(ctx, summaries); err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
 	}
 	keep := min(len(summaries), f.Limit)
 	if text {
-		keep = withinBudget(summaries[:keep], TicketListTextBudget)
+		keep = withinBudget(summaries[:keep], TicketListPageBudget-TicketListEnvelope)
 	}
-	if keep == len(summaries) {
-		return summaries, nil, nil
-	}
-	summaries = summaries[:keep]
-	last := summaries[keep-1]
+	return summaries[:keep], keep < len(summaries), nil
+}
+
+// nextTicketPageToken is the signed token of the page after last, for the
+// validated filter f.
+func (s *Store) nextTicketPageToken(ctx context.Context, f TicketFilter, last TicketSummary) (*string, error) {
+	desc := f.Direction == "desc"
+	key, keyed := queueOrders[f.OrderBy]
 	at := last.CreatedAt
 	if f.OrderBy == "updated_at" {
 		at = last.UpdatedAt
@@ -243,9 +265,9 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 	}
 	token, err := s.signCursor(ctx, ticketPageSecret, c)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return summaries, &token, nil
+	return &token, nil
 }
 
 // summarize adds to each ticket its requester and comment count. Its text
@@ -254,8 +276,7 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f TicketFilter, tex
 func summarize(tickets []Ticket) []TicketSummary {
 	out := make([]TicketSummary, len(tickets))
 	for i, t := range tickets {
-		out[i] = TicketSummary{Ticket: t, CommentCount: max(t.CommentRows-1, 0),
-			textBytes: int64(len(t.Subject)+len(t.Description)) + t.CommentBytes}
+		out[i] = TicketSummary{Ticket: t, CommentCount: max(t.CommentRows-1, 0), textBytes: ticketRawText(&t)}
 		if t.DescriptionAuthor != nil {
 			out[i].Requester = *t.DescriptionAuthor
 		}
@@ -264,11 +285,24 @@ func summarize(tickets []Ticket) []TicketSummary {
 }
 
 // withinBudget is how many of tickets, from the first, fit in budget bytes
-// of text; at least one, so that a listing always moves on.
+// of stored text; at least one, so that a listing always moves on.
 func withinBudget(tickets []TicketSummary, budget int64) int {
 	var used int64
 	for i, t := range tickets {
 		used += t.textBytes
+		if used > budget && i > 0 {
+			return i
+		}
+	}
+	return len(tickets)
+}
+
+// detailsWithinBudget is how many of tickets, from the first, fit in
+// budget bytes of the API's JSON; at least one.
+func detailsWithinBudget(tickets []TicketDetail, budget int64) int {
+	var used int64
+	for i, t := range tickets {
+		used += ticketJSONSize(t.Subject, t.Description, t.Comments)
 		if used > budget && i > 0 {
 			return i
 		}

@@ -103,7 +103,7 @@ func TestTicketPagesStayWithinTheTextBudget(t *testing.T) {
 	want := map[string]int{}
 	for i := range 5 {
 		tk := f.incident(f.owner, "big")
-		f.fill(tk.ID, 1, strings.Repeat("z", models.TicketListTextBudget/3), "and a short one")
+		f.fill(tk.ID, 1, strings.Repeat("z", models.TicketListPageBudget/3), "and a short one")
 		want[tk.ID] = 3
 		if i%2 == 0 {
 			small := f.incident(f.owner, "small")
@@ -128,7 +128,7 @@ func TestTicketPagesStayWithinTheTextBudget(t *testing.T) {
 				size += len(c.Body)
 			}
 		}
-		if len(page.Tickets) > 1 && size > models.TicketListTextBudget {
+		if len(page.Tickets) > 1 && size > models.TicketListPageBudget {
 			t.Fatalf("a page of %d tickets holds %d bytes, over the budget", len(page.Tickets), size)
 		}
 		if page.NextPageToken == nil {
@@ -182,8 +182,8 @@ func TestTicketPageBudgetCountsTheDescriptionTwice(t *testing.T) {
 			size += len(c.Body)
 		}
 	}
-	if len(page.Tickets) < 2 || size > models.TicketListTextBudget || page.NextPageToken == nil {
+	if len(page.Tickets) < 2 || size > models.TicketListPageBudget || page.NextPageToken == nil {
 		t.Fatalf("a page of %d tickets carries %d bytes of text (budget %d), next page %v",
-			len(page.Tickets), size, models.TicketListTextBudget, page.NextPageToken)
+			len(page.Tickets), size, models.TicketListPageBudget, page.NextPageToken)
 	}
 }

@@ -144,7 +144,7 @@ func (s *Store) applyTicketChange(tx *gorm.DB, actor Actor, t *Ticket, in Update
 		t.Status = *in.Status
 	}
 	if in.Comment != nil {
-		seq, err := checkCommentFits(t, in.Comment.Body)
+		seq, err := checkCommentFits(tx, t, commentAuthor(actor), in.Comment.Body)
 		if err != nil {
 			return nil, err
 		}

@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"code.dny.dev/ssrf"
+	"golang.org/x/net/idna"
 )
 
 // webhookGuard judges addresses at save time by the same IANA registries
@@ -47,22 +49,28 @@ func checkWebhookURL(raw string, allowPrivate bool) (string, string) {
 	if u.User != nil {
 		return raw, "must not contain credentials; the token is sent in the Authorization header"
 	}
-	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
-	addr, isAddr, problem := hostAddr(host)
-	switch {
-	case problem != "":
+	name, problem := lookupName(u.Hostname())
+	if problem != "" {
 		return raw, problem
-	case isAddr:
-		// What is checked is what will be dialled: 0x7f.1 is stored as
-		// 127.0.0.1, which no resolver can read differently.
-		port := u.Port()
+	}
+	host := strings.TrimRight(name, ".")
+	addr, isAddr, problem := hostAddr(host)
+	if problem != "" {
+		return raw, problem
+	}
+	// What is checked is what will be dialled: 0x7f.1 is stored as
+	// 127.0.0.1 and ⓛⓞⓒⓐⓛⓗⓞⓢⓣ as localhost, which no resolver can read
+	// differently.
+	port := u.Port()
+	u.Host = name
+	if isAddr {
 		u.Host = addr.String()
 		if addr.Is6() {
 			u.Host = "[" + u.Host + "]"
 		}
-		if port != "" {
-			u.Host += ":" + port
-		}
+	}
+	if port != "" {
+		u.Host += ":" + port
 	}
 	internal := host == "localhost" || strings.HasSuffix(host, ".localhost") ||
 		isAddr && webhookGuard.SafeAddr(addr) != nil
@@ -74,6 +82,48 @@ func checkWebhookURL(raw string, allowPrivate bool) (string, string) {
 		return raw, "must be at most 2048 characters once normalised"
 	}
 	return u.String(), ""
+}
+
+// lookupName is host as resolvers will look it up: UTS-46 (IDNA) with the
+// lookup profile, which maps full-width digits and dots, circled letters
+// and upper case to what they stand for and refuses invalid labels (bad
+// punycode, joiners, disallowed characters), lower case, ASCII. An IPv6
+// literal is only lowered. A plain ASCII name without punycode labels is
+// only lowered too: the mapping would change nothing else in it, and the
+// lookup profile's strict letters-digits-hyphens rule would refuse names
+// (with "_", say) that resolvers and the dialer accept.
+func lookupName(host string) (string, string) {
+	if strings.Contains(host, ":") {
+		if _, err := netip.ParseAddr(host); err != nil {
+			return "", "is not a valid IPv6 address"
+		}
+		return strings.ToLower(host), ""
+	}
+	lower := strings.ToLower(host)
+	if isPlainASCIIName(lower) {
+		return lower, ""
+	}
+	name, err := idna.Lookup.ToASCII(host)
+	if err != nil {
+		return "", "has a host name that is not a valid domain name"
+	}
+	return strings.ToLower(name), ""
+}
+
+// isPlainASCIIName reports whether a lower-case host is ASCII without any
+// punycode (xn--) label.
+func isPlainASCIIName(host string) bool {
+	for i := 0; i < len(host); i++ {
+		if host[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for label := range strings.SplitSeq(host, ".") {
+		if strings.HasPrefix(label, "xn--") {
+			return false
+		}
+	}
+	return true
 }
 
 // hostAddr reads host as an IP address in any spelling resolvers and

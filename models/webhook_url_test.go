@@ -45,11 +45,12 @@ func (r *fakeResolver) LookupNetIP(ctx context.Context, _, host string) ([]netip
 // lookup does not refuse a save.
 func TestWebhookURLsAreCheckedWhenSaved(t *testing.T) {
 	resolver := &fakeResolver{names: map[string][]string{
-		"hooks.example.com":    {"93.184.216.34"},
-		"internal.example.com": {"10.0.0.5"},
-		"mixed.example.com":    {"93.184.216.34", "127.0.0.1"},
-		"mapped.example.com":   {"::ffff:169.254.169.254"},
-		"v6.example.com":       {"2606:4700::1111"},
+		"hooks.example.com":     {"93.184.216.34"},
+		"internal.example.com":  {"10.0.0.5"},
+		"mixed.example.com":     {"93.184.216.34", "127.0.0.1"},
+		"mapped.example.com":    {"::ffff:169.254.169.254"},
+		"v6.example.com":        {"2606:4700::1111"},
+		"xn--bcher-kva.example": {"93.184.216.34"},
 	}}
 	openStore := func(allowPrivate bool) (*models.Store, models.Actor) {
 		cfg := models.DefaultConfig()
@@ -111,6 +112,37 @@ func TestWebhookURLsAreCheckedWhenSaved(t *testing.T) {
 		{"https://internal.example.com/", true, "https://internal.example.com/"},
 		{"https://localhost./", true, "https://localhost./"},
 		{"https://1.2.3.999/", true, ""},
+		// Hosts are read as UTS-46 (IDNA) lookup maps them, as the
+		// dialer's resolver will: full-width digits and dots, circled
+		// letters and mixed-case punycode name what they map to.
+		{"https://127。0。0。1/", false, ""},
+		{"https://127．0．0．1/", false, ""},
+		{"https://127｡0｡0｡1/", false, ""},
+		{"https://１２７.０.０.１/", false, ""},
+		{"https://①②⑦.0.0.1/", false, ""},
+		{"https://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/", false, ""},
+		{"https://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ。/", false, ""},
+		{"https://api.ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/", false, ""},
+		{"https://ＬＯＣＡＬＨＯＳＴ/", false, ""},
+		{"https://%E2%93%9B%E2%93%9E%E2%93%92%E2%93%90%E2%93%9B%E2%93%97%E2%93%9E%E2%93%A2%E2%93%A3/", false, ""},
+		{"https://1０.0.0.1/", false, ""},
+		{"https://xn--zz.example.com/", false, ""},
+		{"https://xn--vuhdqncpe6aj/", false, ""},          // ⓛⓞⓒⓐⓛⓗⓞⓢⓣ, raw punycode
+		{"https://XN--127001-RR3EBB/", false, ""},         // 127。0。0。1, raw punycode
+		{"https://xn--mi7cdqncpe6aj.example/", false, ""}, // ｌｏｃａｌｈｏｓｔ, raw punycode
+		{"https://xn--a.example.com/", false, ""},
+		{"https://a‍b.example.com/", false, ""},
+		{"https://exa mple.com/", false, ""},
+		{"https://[::１]/", false, ""},
+		{"https://ⓗⓞⓞⓚⓢ.example.com/x", false, "https://hooks.example.com/x"},
+		{"https://hooks。example。com/", false, "https://hooks.example.com/"},
+		{"https://bücher.example/", false, "https://xn--bcher-kva.example/"},
+		{"https://BÜCHER.example:8443/a?b=c", false, "https://xn--bcher-kva.example:8443/a?b=c"},
+		{"https://XN--BCHER-KVA.example/", false, "https://xn--bcher-kva.example/"},
+		{"https://Xn--Bcher-Kva.Example./", false, "https://xn--bcher-kva.example./"},
+		{"https://ｈｏｏｋｓ．ｅｘａｍｐｌｅ．ｃｏｍ/", false, "https://hooks.example.com/"},
+		{"https://[2606:4700::1111]:8443/", false, "https://[2606:4700::1111]:8443/"},
+		{"https://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/", true, "https://localhost/"},
 	}
 	for _, tc := range cases {
 		store, actor := guarded, owner

@@ -100,9 +100,7 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 	if !strings.Contains(out, "integrity checked") {
 		t.Fatalf("backup said %q", out)
 	}
-	if _, err := os.Stat(backup + ".partial"); !os.IsNotExist(err) {
-		t.Fatalf("a partial file was left behind: %v", err)
-	}
+	expectOnlyFiles(t, filepath.Dir(backup), "copy.db")
 	if err := models.CheckIntegrity(context.Background(), backup); err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +125,83 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "missing.db")); !os.IsNotExist(err) {
 		t.Fatal("backup of a missing database created it")
+	}
+}
+
+// Backups of one database to one name at once each write their own
+// temporary file, so all succeed and the name ends up holding one
+// complete, checked copy, with nothing else left beside it.
+func TestConcurrentBackupsToOneNameAllSucceed(t *testing.T) {
+	dir := t.TempDir()
+	live := migrated(t, filepath.Join(dir, "live.db"))
+	owner(t, live, "ada@example.com")
+	populate(t, openDB(t, live), "ada@example.com", 3)
+	isolateEnv(t)
+	for _, runs := range []int{2, 6} {
+		to := filepath.Join(dir, fmt.Sprintf("backups%d", runs), "today.db")
+		results := make([]result, runs)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range results {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				var r result
+				r.stdout, r.stderr, r.exit = runCLI([]string{"backup", "--database", live, "--to", to})
+				results[i] = r
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for i, r := range results {
+			if r.exit != 0 || !strings.Contains(r.stdout, "integrity checked") {
+				t.Fatalf("%d backups at once: run %d exit %d: %s%s", runs, i, r.exit, r.stdout, r.stderr)
+			}
+		}
+		if err := models.CheckIntegrity(context.Background(), to); err != nil {
+			t.Fatal(err)
+		}
+		expectOnlyFiles(t, filepath.Dir(to), "today.db")
+		restored := openDB(t, to)
+		u, err := restored.UserByEmail(context.Background(), "ada@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fss, err := restored.Filesystems(context.Background(), u.Actor())
+		if err != nil || len(fss) != 3 {
+			t.Fatalf("the backup holds %d filesystems (%v), want 3", len(fss), err)
+		}
+	}
+}
+
+// A backup that fails removes its temporary file.
+func TestFailedBackupLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	live := migrated(t, filepath.Join(dir, "live.db"))
+	store := openDB(t, live)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	to := filepath.Join(dir, "backups", "today.db")
+	if err := models.Backup(ctx, store.DB(), to); err == nil {
+		t.Fatal("a backup with a cancelled context succeeded")
+	}
+	expectOnlyFiles(t, filepath.Dir(to))
+}
+
+// expectOnlyFiles fails unless dir holds exactly the files named.
+func expectOnlyFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("%s holds %v, want %v", dir, got, names)
 	}
 }
 

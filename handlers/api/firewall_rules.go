@@ -21,7 +21,11 @@ func (h *Handlers) InboundFirewallRules(c *fiber.Ctx) error {
 // the list in {"data": [...]}, if If-Match (when sent) still holds, and
 // answers the new list and ETag.
 func (h *Handlers) ReplaceInboundFirewallRules(c *fiber.Ctx) error {
-	in := models.ReplaceInboundRulesInput{IfMatch: ifMatch(c)}
+	pre, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	in := models.ReplaceInboundRulesInput{IfMatch: pre}
 	if err := decode(c, &in); err != nil {
 		return err
 	}

@@ -62,7 +62,11 @@ func (h *Handlers) CreateFirewallRuleset(c *fiber.Ctx) error {
 // UpdateFirewallRuleset changes a ruleset's name and/or rules, if If-Match
 // (when sent) still holds, and answers it with its new ETag.
 func (h *Handlers) UpdateFirewallRuleset(c *fiber.Ctx) error {
-	in := models.UpdateFirewallRulesetInput{IfMatch: ifMatch(c)}
+	pre, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	in := models.UpdateFirewallRulesetInput{IfMatch: pre}
 	if err := decode(c, &in); err != nil {
 		return err
 	}
@@ -74,9 +78,14 @@ func (h *Handlers) UpdateFirewallRuleset(c *fiber.Ctx) error {
 	return ok(c, newRulesetJSON(r))
 }
 
-// DeleteFirewallRuleset deletes a ruleset and answers an empty object.
+// DeleteFirewallRuleset deletes a ruleset, if If-Match (when sent) still
+// holds, and answers an empty object.
 func (h *Handlers) DeleteFirewallRuleset(c *fiber.Ctx) error {
-	if _, err := h.store.DeleteFirewallRuleset(c.UserContext(), Actor(c), c.Params("id")); err != nil {
+	pre, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	if _, err := h.store.DeleteFirewallRuleset(c.UserContext(), Actor(c), c.Params("id"), pre); err != nil {
 		return err
 	}
 	return ok(c, struct{}{})

@@ -31,7 +31,11 @@ func (h *Handlers) GlobalFirewallRuleset(c *fiber.Ctx) error {
 // {"rules": [...]} is given, if If-Match (when sent) still holds, and
 // answers the ruleset with its new ETag.
 func (h *Handlers) UpdateGlobalFirewallRuleset(c *fiber.Ctx) error {
-	in := models.UpdateGlobalRulesetInput{IfMatch: ifMatch(c)}
+	pre, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	in := models.UpdateGlobalRulesetInput{IfMatch: pre}
 	if err := decode(c, &in); err != nil {
 		return err
 	}

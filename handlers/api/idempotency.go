@@ -48,14 +48,16 @@ func NewIdempotency(store *models.Store, lease time.Duration, log *slog.Logger) 
 // free the key at once: 5xx (the server failed, as with Stripe), 409 (a
 // lost race) and 429 (refused before doing anything, so not counted).
 func (m *Idempotency) Handle(c *fiber.Ctx) error {
-	key := c.Get(HeaderIdempotencyKey)
-	if key == "" || !isWrite(c.Method()) {
+	// fasthttp trims a header's value, so a key of spaces reads as "":
+	// presence, not the value, says whether the client asked for a key.
+	sent := c.Request().Header.PeekAll(HeaderIdempotencyKey)
+	if len(sent) == 0 || !isWrite(c.Method()) {
 		return c.Next()
 	}
+	key := strings.Trim(string(sent[0]), " \t")
 	if err := checkIdempotencyKey(key); err != nil {
 		return err
 	}
-	key = strings.Clone(key)
 	accountID := Actor(c).AccountID
 	claim, err := m.store.ClaimIdempotencyKey(c.UserContext(), accountID, key, fingerprint(c), m.lease)
 	if err != nil {
@@ -128,6 +130,9 @@ func isWrite(method string) bool {
 
 // checkIdempotencyKey accepts 1 to 255 printable ASCII characters.
 func checkIdempotencyKey(key string) error {
+	if key == "" {
+		return models.InvalidField(HeaderIdempotencyKey, "must not be blank; send 1-255 printable ASCII characters, or no header")
+	}
 	if len(key) > 255 {
 		return models.InvalidField(HeaderIdempotencyKey, "must be at most 255 characters")
 	}

@@ -121,6 +121,26 @@ func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
 	e.doWith(http.MethodGet, "/api/v1/filesystems", nil, "Idempotency-Key", "clé").expect(http.StatusOK)
 }
 
+// A key that is blank (sent empty, or only spaces and tabs) is refused
+// rather than ignored: the client asked for a safe retry and would not get
+// one.
+func TestBlankIdempotencyKeyIsRefused(t *testing.T) {
+	e := newEnv(t)
+	for _, key := range []string{"", " ", "   ", "\t", " \t "} {
+		r := e.doWith(http.MethodPost, "/api/v1/filesystems", datasets, "Idempotency-Key", key).
+			expectError(http.StatusBadRequest, models.CodeInvalidParameters)
+		if !strings.Contains(r.message(), "Idempotency-Key") {
+			t.Errorf("key %q: message %q does not name the header", key, r.message())
+		}
+	}
+	if n := len(e.filesystems()); n != 0 {
+		t.Fatalf("%d filesystems created by requests with a blank key, want 0", n)
+	}
+	// Spaces around a key are not part of it.
+	first := e.doWith(http.MethodPost, "/api/v1/filesystems", datasets, "Idempotency-Key", " padded ").expect(http.StatusOK)
+	expectReplayed(t, first, e.doWith(http.MethodPost, "/api/v1/filesystems", datasets, "Idempotency-Key", "padded"))
+}
+
 // requestFingerprint is the contract's fingerprint of a request without a
 // query: SHA-256 of its method, path and body.
 func requestFingerprint(method, path, body string) string {

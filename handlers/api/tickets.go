@@ -63,7 +63,7 @@ func newTicketJSON(d models.TicketDetail) ticketJSON {
 // Tickets lists the account's tickets with their comments: filters status,
 // type and severity (repeatable, or comma-separated), order_by, direction,
 // page_token. A page holds fewer than 100 tickets when their text is large
-// (models.TicketListTextBudget).
+// (models.TicketListPageBudget).
 func (h *Handlers) Tickets(c *fiber.Ctx) error {
 	page, err := h.store.TicketsWithComments(c.UserContext(), Actor(c), models.TicketFilter{
 		APIStatuses: queryList(c, "status"), Types: queryList(c, "type"), Severities: queryList(c, "severity"),

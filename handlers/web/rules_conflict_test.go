@@ -64,6 +64,12 @@ func TestRulesEditorsRefuseToOverwriteASaveMadeMeanwhile(t *testing.T) {
 				t.Fatalf("the refused form still carries version %s", version)
 			}
 			b.get(path).lacks(`value="WireGuard"`)
+			// Only the version's own spelling matches, as with If-Match.
+			for _, spelling := range []string{"0" + now, "+" + now, " " + now} {
+				mine.Set("version", spelling)
+				b.post(path, mine).expect(http.StatusConflict)
+			}
+			b.get(path).lacks(`value="WireGuard"`)
 
 			mine.Set("version", now)
 			b.post(path, mine).expect(http.StatusSeeOther)

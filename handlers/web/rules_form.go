@@ -211,8 +211,8 @@ func (f *rulesForm) ifMatch() models.Precondition {
 	if f.version == "" {
 		return models.Precondition{}
 	}
-	v, err := strconv.ParseInt(f.version, 10, 64)
-	if err != nil {
+	v, ok := models.ParseVersion(f.version)
+	if !ok {
 		return models.IfVersion()
 	}
 	return models.IfVersion(v)

@@ -155,7 +155,7 @@ func (h *Handlers) ConfirmDeleteRuleset(c *fiber.Ctx) error {
 // DeleteRuleset deletes a ruleset of the account and returns to the list;
 // a refusal (it is attached to a running instance) is shown above it.
 func (h *Handlers) DeleteRuleset(c *fiber.Ctx) error {
-	r, err := h.store.DeleteFirewallRuleset(c.UserContext(), actor(c), c.Params("id"))
+	r, err := h.store.DeleteFirewallRuleset(c.UserContext(), actor(c), c.Params("id"), models.Precondition{})
 	if notice := refusal(err); notice != nil {
 		return h.rulesetsPage(c, fiber.StatusUnprocessableEntity, notice)
 	} else if err != nil {

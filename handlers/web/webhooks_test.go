@@ -91,8 +91,10 @@ func TestSetUpWebhook(t *testing.T) {
 		lacks("Delivery log")
 	b.post("/webhook", url.Values{"url": {"http://hooks.example.com/x"}, "event_types": allTypes}).expect(http.StatusUnprocessableEntity).
 		fieldError("url", "URL must use https.").contains(`value="http://hooks.example.com/x"`)
-	b.post("/webhook", url.Values{"url": {"https://10.0.0.1/x"}, "event_types": allTypes}).expect(http.StatusUnprocessableEntity).
-		fieldError("url", "URL must not point to a private, loopback or link-local address.")
+	for _, internal := range []string{"https://10.0.0.1/x", "https://127。0。0。1/", "https://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/"} {
+		b.post("/webhook", url.Values{"url": {internal}, "event_types": allTypes}).expect(http.StatusUnprocessableEntity).
+			fieldError("url", "URL must not point to a private, loopback or link-local address.")
+	}
 	b.post("/webhook", url.Values{"url": {"https://hooks.example.com/x"}}).expect(http.StatusUnprocessableEntity).
 		fieldError("event_types", "Choose at least one event type.")
 	b.post("/webhook", url.Values{"url": {"https://hooks.example.com/x"}, "event_types": {"instance.launched"}}).
