@@ -24,8 +24,8 @@ type Limits struct {
 	// SignInPerAccount counts attempts per email address, loosely, so one
 	// account cannot be guessed at speed from many addresses.
 	SignInPerAccount ratelimit.Limiter
-	// SignInPerAddress counts attempts per client address, so one client
-	// cannot try many accounts.
+	// SignInPerAddress counts attempts per client address (an IPv6
+	// client's /64), so one client cannot try many accounts.
 	SignInPerAddress ratelimit.Limiter
 	// Writes counts a signed-in user's state-changing requests, per
 	// account (per user for support staff): the dashboard is no way
@@ -65,14 +65,14 @@ func (h *Handlers) LimitWrites(c *fiber.Ctx) error {
 }
 
 // throttlePassword counts one password attempt on the account named by
-// email, from the request's address, and returns how long to wait (""
+// email, from the request's address (its /64 for IPv6), and returns how long to wait (""
 // when allowed). The pair is asked first and the account last, so an
 // address already refused for this account spends nobody else's budget.
 // A limiter that fails lets the attempt through: bcrypt still makes
 // guessing slow.
 func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
 	email = strings.ToLower(strings.TrimSpace(email))
-	ip := c.IP()
+	ip := ratelimit.AddressKey(c.IP())
 	for _, lk := range []struct {
 		l   ratelimit.Limiter
 		key string

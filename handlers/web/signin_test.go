@@ -269,6 +269,29 @@ func TestSignInThrottle(t *testing.T) {
 	})
 }
 
+// An IPv6 client is one /64: attempts from any address in it share the
+// per-address budget and the per-account-and-address one; another /64
+// has its own.
+func TestSignInThrottlesIPv6ByItsSlash64(t *testing.T) {
+	t.Run("per address", func(t *testing.T) {
+		e := newEnv(t, withLimits(signInLimits(100, 100, 2)), withTrustedProxies("0.0.0.0"))
+		e.owner("ada@example.com")
+		e.browser().from("2001:db8:1:2::1").signIn("x@example.com", password).expect(http.StatusUnprocessableEntity)
+		e.browser().from("2001:db8:1:2::2").signIn("y@example.com", password).expect(http.StatusUnprocessableEntity)
+		e.browser().from("2001:db8:1:2:ffff::3").signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+		e.browser().from("2001:db8:1:3::1").signIn("ada@example.com", password).redirectsTo("/")
+	})
+	t.Run("per account and address", func(t *testing.T) {
+		e := newEnv(t, withLimits(signInLimits(2, 100, 100)), withTrustedProxies("0.0.0.0"))
+		e.owner("ada@example.com")
+		for i := range 2 {
+			e.browser().from(fmt.Sprintf("2001:db8:1:2::%x", i+10)).signIn("ada@example.com", "wrong").expect(http.StatusUnprocessableEntity)
+		}
+		e.browser().from("2001:db8:1:2::99").signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+		e.browser().from("2001:db8:9:2::1").signIn("ada@example.com", password).redirectsTo("/")
+	})
+}
+
 // A guesser who exhausts their attempts on the owner's account slows only
 // themselves: the owner, from another address, signs in at once, with the
 // production ratio of a tight pair limit under a loose account limit.
