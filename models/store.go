@@ -87,7 +87,7 @@ type Store struct {
 	// secrets caches server-wide secrets by name (cachedSecret).
 	secrets sync.Map
 	// passwords bounds the bcrypt work running at once (password.go).
-	passwords passwordSlots
+	passwords *passwordSlots
 	// dummyHash is checked against when a sign-in names no user, so that
 	// an unknown email costs as much time as a wrong password.
 	dummyHash func() []byte
