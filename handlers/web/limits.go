@@ -27,6 +27,12 @@ type Limits struct {
 	// SignInPerAddress counts attempts per client address (an IPv6
 	// client's /64), so one client cannot try many accounts.
 	SignInPerAddress ratelimit.Limiter
+	// SignInPerDevice counts sign-in attempts per device cookie: a
+	// browser that signed in to the account before is counted here
+	// instead of by the three limits above, so strangers' guesses,
+	// which drain the account's budget, do not lock its owner out, and
+	// a stolen or guessing device cookie locks out only itself.
+	SignInPerDevice ratelimit.Limiter
 	// Writes counts a signed-in user's state-changing requests, per
 	// account (per user for support staff): the dashboard is no way
 	// around the API's rate limit.
@@ -86,6 +92,16 @@ func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
 		}
 	}
 	return ""
+}
+
+// throttleSignIn counts one sign-in attempt: against the device cookie's
+// own budget when the browser is a device known to this login, else as
+// throttlePassword does.
+func (h *Handlers) throttleSignIn(c *fiber.Ctx, email string, device *models.Device) string {
+	if device != nil {
+		return h.allow(c, h.limits.SignInPerDevice, device.LimitKey())
+	}
+	return h.throttlePassword(c, email)
 }
 
 // allow counts one request against key on l and returns how long to wait

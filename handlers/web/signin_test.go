@@ -73,8 +73,10 @@ func TestCookiesAreSecureOnlyViaATrustedProxy(t *testing.T) {
 				t.Fatalf("CSRF cookie %+v, want Secure %v", c, tc.secure)
 			}
 			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}})
-			if c := res.cookie("cloudplane_session"); c == nil || c.Secure != tc.secure {
-				t.Fatalf("session cookie %+v, want Secure %v", c, tc.secure)
+			for _, name := range []string{"cloudplane_session", "cloudplane_device"} {
+				if c := res.cookie(name); c == nil || c.Secure != tc.secure {
+					t.Fatalf("%s cookie %+v, want Secure %v", name, c, tc.secure)
+				}
 			}
 			// The signed-out cookie is cleared with the same flag.
 			b.get("/").expect(http.StatusOK)
@@ -142,7 +144,8 @@ func TestSignInRefusesOpenRedirects(t *testing.T) {
 			b.htmx = htmx
 			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}, "next": {tc.next}})
 			res.redirectsTo(tc.want)
-			if res.cookie("injected") != nil || len(res.Header.Values("Set-Cookie")) != 2 {
+			// The session, the visitor's CSRF cookie cleared, the device cookie.
+			if res.cookie("injected") != nil || len(res.Header.Values("Set-Cookie")) != 3 {
 				t.Fatalf("next=%q set cookies %q", tc.next, res.Header.Values("Set-Cookie"))
 			}
 		}
@@ -213,11 +216,12 @@ func TestSessionTimeouts(t *testing.T) {
 }
 
 // signInLimits builds the password limiters on the test clock, each
-// allowing burst attempts then one a minute.
+// allowing burst attempts then one a minute; a device cookie has the
+// pair's budget, as in production.
 func signInLimits(perPair, perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
 	return func(c *modelstest.Clock) web.Limits {
 		return web.Limits{SignInPerAccountAddress: perMinute(c, perPair), SignInPerAccount: perMinute(c, perAccount),
-			SignInPerAddress: perMinute(c, perAddress)}
+			SignInPerAddress: perMinute(c, perAddress), SignInPerDevice: perMinute(c, perPair)}
 	}
 }
 
