@@ -57,6 +57,9 @@ func runSignIn(ctx context.Context, o options, srv *server, bin, dsn string, out
 	if a := owner.signIn(ctx, signInOwner, signInPassword); a.status != http.StatusSeeOther {
 		return fmt.Errorf("the owner's first sign-in answered %d: %s", a.status, a.detail)
 	}
+	// What a sign-in costs with nobody attacking, on this machine now.
+	quiet := owner.signInEvery(ctx, signInOwner, time.Second, 3)
+	fmt.Fprintf(out, "quiet: the owner's browser: %s; latency %s\n", statusSummary(quiet), latencySummary(quiet))
 	// Each phase has the owner's browser on a network of its own, so the
 	// per-address limits of one phase do not spill into the other.
 	hashers := measureHashers(ctx, attackers, owner.from("127.0.0.202"), newSignInBrowser(srv.base, "127.0.0.201", o.timeout), out)
