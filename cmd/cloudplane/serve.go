@@ -209,13 +209,15 @@ func announceSetup(ctx context.Context, store *models.Store, log *slog.Logger, b
 // to lock the owner out; one address may make 20 attempts at once, then
 // one per 3 s (offices share addresses). A browser that signed in to
 // the account before (its device cookie) is held to none of these but to
-// its own 5 at once, then one per 12 s, so strangers who spend the
+// its own 5 at once, then one per 12 s, and the account's known browsers
+// together to 20 at once, then one per 3 s, so strangers who spend the
 // account's budget do not lock out its owner.
 const (
-	signInPerAccountAddress = "5/1m"
-	signInPerAccount        = "20/1m"
-	signInPerAddress        = "20/1m"
-	signInPerDevice         = "5/1m"
+	signInPerAccountAddress      = "5/1m"
+	signInPerAccount             = "20/1m"
+	signInPerAddress             = "20/1m"
+	signInPerDevice              = "5/1m"
+	signInKnownDevicesPerAccount = "20/1m"
 )
 
 // Dashboard writes per account: 10 at once, then one per 2 s. A person
@@ -273,6 +275,9 @@ func buildLimits(f serveFlags, redisClient *redis.Client, m *metrics.Metrics) (a
 		return l, w, err
 	}
 	if w.SignInPerDevice, err = build("sign-in", signInPerDevice, 5, "signin-device"); err != nil {
+		return l, w, err
+	}
+	if w.SignInKnownDevicesPerAccount, err = build("sign-in", signInKnownDevicesPerAccount, 20, "signin-known-devices"); err != nil {
 		return l, w, err
 	}
 	if l.General != nil {

@@ -33,6 +33,12 @@ type Limits struct {
 	// which drain the account's budget, do not lock its owner out, and
 	// a stolen or guessing device cookie locks out only itself.
 	SignInPerDevice ratelimit.Limiter
+	// SignInKnownDevicesPerAccount counts the attempts of all the known
+	// devices of one account together, which strangers cannot reach:
+	// each sign-in hands out a new device cookie with a budget of its
+	// own, so without it a holder of the password could mint cookies
+	// and take the password hashers' first place at will.
+	SignInKnownDevicesPerAccount ratelimit.Limiter
 	// Writes counts a signed-in user's state-changing requests, per
 	// account (per user for support staff): the dashboard is no way
 	// around the API's rate limit.
@@ -95,13 +101,16 @@ func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
 }
 
 // throttleSignIn counts one sign-in attempt: against the device cookie's
-// own budget when the browser is a device known to this login, else as
-// throttlePassword does.
+// own budget, then its account's known devices', when the browser is a
+// device known to this login; else as throttlePassword does.
 func (h *Handlers) throttleSignIn(c *fiber.Ctx, email string, device *models.Device) string {
-	if device != nil {
-		return h.allow(c, h.limits.SignInPerDevice, device.LimitKey())
+	if device == nil {
+		return h.throttlePassword(c, email)
 	}
-	return h.throttlePassword(c, email)
+	if wait := h.allow(c, h.limits.SignInPerDevice, device.LimitKey()); wait != "" {
+		return wait
+	}
+	return h.allow(c, h.limits.SignInKnownDevicesPerAccount, "known:"+strings.ToLower(strings.TrimSpace(email)))
 }
 
 // allow counts one request against key on l and returns how long to wait

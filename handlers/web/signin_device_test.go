@@ -10,10 +10,22 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/web"
 	"cloudplane/models"
+	"cloudplane/models/modelstest"
 )
 
 const deviceCookie = "cloudplane_device"
+
+// deviceLimits are the sign-in limits of these tests: strangers may try
+// an account 3 times, known devices 10 times together, one device 5.
+func deviceLimits() envOption {
+	return withLimits(func(c *modelstest.Clock) web.Limits {
+		return web.Limits{SignInPerAccountAddress: perMinute(c, 5), SignInPerAccount: perMinute(c, 3),
+			SignInPerAddress: perMinute(c, 20), SignInPerDevice: perMinute(c, 5),
+			SignInKnownDevicesPerAccount: perMinute(c, 10)}
+	})
+}
 
 // drainAccount has strangers guess the password of email, each from an
 // address of their own, until the account's budget for strangers is
@@ -42,7 +54,7 @@ func (b *browser) closeBrowser() *browser {
 // is still refused. The device cookie is HttpOnly, SameSite=Strict, sent
 // only to the sign-in form, and survives signing out.
 func TestKnownDeviceIsNotThrottledByStrangers(t *testing.T) {
-	e := newEnv(t, withLimits(signInLimits(5, 3, 20)), withTrustedProxies("0.0.0.0"))
+	e := newEnv(t, deviceLimits(), withTrustedProxies("0.0.0.0"))
 	e.owner("ada@example.com")
 	owner := e.browser().from("198.51.100.7")
 	res := owner.signIn("ada@example.com", password).redirectsTo("/")
@@ -66,7 +78,7 @@ func TestKnownDeviceIsNotThrottledByStrangers(t *testing.T) {
 // as issued: another user's, an altered one or one made up are a
 // stranger's, held to the account's spent budget.
 func TestForeignOrAlteredDeviceCookiesAreStrangers(t *testing.T) {
-	e := newEnv(t, withLimits(signInLimits(5, 3, 20)), withTrustedProxies("0.0.0.0"))
+	e := newEnv(t, deviceLimits(), withTrustedProxies("0.0.0.0"))
 	e.owner("ada@example.com")
 	e.owner("bob@example.com")
 	bob := e.browser().from("198.51.100.9")
@@ -106,7 +118,7 @@ func TestForeignOrAlteredDeviceCookiesAreStrangers(t *testing.T) {
 // the right password, until its budget refills; the account's other
 // browsers and the account's budget for strangers are untouched.
 func TestGuessingDeviceCookieLocksOutOnlyItself(t *testing.T) {
-	e := newEnv(t, withLimits(signInLimits(5, 3, 20)), withTrustedProxies("0.0.0.0"))
+	e := newEnv(t, deviceLimits(), withTrustedProxies("0.0.0.0"))
 	e.owner("ada@example.com")
 	laptop, phone := e.browser().from("198.51.100.7"), e.browser().from("198.51.100.8")
 	laptop.signIn("ada@example.com", password).redirectsTo("/")
@@ -130,13 +142,34 @@ func TestGuessingDeviceCookieLocksOutOnlyItself(t *testing.T) {
 	laptop.signIn("ada@example.com", password).redirectsTo("/")
 }
 
+// Every sign-in hands out a new device cookie with a budget of its own,
+// so the known devices of one account share a budget too: whoever holds
+// the password cannot mint cookies to sign in, and take the hashers'
+// first place, at will. Another account's devices, and strangers, are
+// not held to it.
+func TestKnownDevicesOfAnAccountShareABudget(t *testing.T) {
+	e := newEnv(t, deviceLimits(), withTrustedProxies("0.0.0.0"))
+	e.owner("ada@example.com")
+	e.owner("bob@example.com")
+	ada := e.browser().from("198.51.100.7")
+	ada.signIn("ada@example.com", password).redirectsTo("/") // a stranger's attempt: now known
+	for range 10 {
+		ada.closeBrowser().signIn("ada@example.com", password).redirectsTo("/")
+	}
+	ada.closeBrowser().signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+	bob := e.browser().from("198.51.100.7")
+	bob.signIn("bob@example.com", password).redirectsTo("/")
+	bob.closeBrowser().signIn("bob@example.com", password).redirectsTo("/")
+	e.browser().from("198.51.100.8").signIn("ada@example.com", password).redirectsTo("/")
+}
+
 // Many strangers at once, guessing the owner's password and posting
 // wrong ones for unknown emails from many addresses, keep the one
 // password hasher busy and spend the account's budget: the owner's
 // browser still signs in, on either database.
 func TestKnownDeviceSignsInDuringAFlood(t *testing.T) {
 	const strangers = 24
-	e := newEnv(t, withLimits(signInLimits(5, 3, 1000)), withTrustedProxies("0.0.0.0"),
+	e := newEnv(t, deviceLimits(), withTrustedProxies("0.0.0.0"),
 		withConfig(func(c *models.Config) { c.PasswordHashers = 1; c.PasswordQueueWait = time.Minute }))
 	e.owner("ada@example.com")
 	owner := e.browser().from("198.51.100.7")

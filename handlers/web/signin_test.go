@@ -217,11 +217,13 @@ func TestSessionTimeouts(t *testing.T) {
 
 // signInLimits builds the password limiters on the test clock, each
 // allowing burst attempts then one a minute; a device cookie has the
-// pair's budget, as in production.
+// pair's budget, and an account's known devices the account's, as in
+// production.
 func signInLimits(perPair, perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
 	return func(c *modelstest.Clock) web.Limits {
 		return web.Limits{SignInPerAccountAddress: perMinute(c, perPair), SignInPerAccount: perMinute(c, perAccount),
-			SignInPerAddress: perMinute(c, perAddress), SignInPerDevice: perMinute(c, perPair)}
+			SignInPerAddress: perMinute(c, perAddress), SignInPerDevice: perMinute(c, perPair),
+			SignInKnownDevicesPerAccount: perMinute(c, perAccount)}
 	}
 }
 
