@@ -21,6 +21,13 @@ import (
 // when the caller's context has no earlier deadline.
 const defaultPasswordQueueWait = 5 * time.Second
 
+// defaultPasswordWaitersPerHasher sizes the queue of password checks
+// other than known devices': at about 0.3 s a hash, four per hasher is
+// about a second's wait.
+const defaultPasswordWaitersPerHasher = 4
+
+var errPasswordQueueFull = errors.New("password queue full")
+
 var errPasswordsBusy = &Error{Code: CodeRateLimited,
 	Message:    "The server is busy checking other passwords, so this one was not checked",
 	Suggestion: "Try again in a few seconds"}
@@ -29,11 +36,16 @@ var errPasswordsBusy = &Error{Code: CodeRateLimited,
 // queue in two lines: a sign-in from a known device (a browser that has
 // signed in to that account before, as its device cookie proves) is
 // served before every other waiter, so strangers flooding wrong
-// passwords from many addresses can make the queue long but cannot make
-// the account's owner wait behind them. Within a line, first come, first
-// served. golang.org/x/sync/semaphore has one FIFO line only, hence this.
+// passwords from many addresses cannot make the account's owner wait
+// behind them. Within a line, first come, first served. The other line
+// is short: a caller who finds it full is refused at once instead of
+// holding a request slot (handlers' admission gate) for the queue wait,
+// which would make everyone, known devices and API clients included,
+// queue behind the flood before reaching this line at all.
+// golang.org/x/sync/semaphore has one FIFO line only, hence this.
 type passwordSlots struct {
-	wait time.Duration
+	wait       time.Duration
+	maxWaiting int // in the inTurn line
 
 	mu    sync.Mutex
 	free  int
@@ -57,12 +69,17 @@ func newPasswordSlots(cfg Config) *passwordSlots {
 	if wait <= 0 {
 		wait = defaultPasswordQueueWait
 	}
-	return &passwordSlots{free: n, wait: wait}
+	waiting := cfg.PasswordQueueLength
+	if waiting <= 0 {
+		waiting = defaultPasswordWaitersPerHasher * n
+	}
+	return &passwordSlots{free: n, wait: wait, maxWaiting: waiting}
 }
 
 // run calls fn in a slot. A caller that finds none free before its
-// context's deadline, or the queue wait, gets errPasswordsBusy: a
-// waiter gives up instead of piling up behind an attacker.
+// context's deadline, or the queue wait, or finds its line full, gets
+// errPasswordsBusy: a waiter gives up instead of piling up behind an
+// attacker.
 func (p *passwordSlots) run(ctx context.Context, prio passwordPriority, fn func()) error {
 	ctx, cancel := context.WithTimeout(ctx, p.wait)
 	defer cancel()
@@ -80,6 +97,10 @@ func (p *passwordSlots) acquire(ctx context.Context, prio passwordPriority) erro
 		p.free--
 		p.mu.Unlock()
 		return nil
+	}
+	if prio == inTurn && p.lines[inTurn].Len() >= p.maxWaiting {
+		p.mu.Unlock()
+		return errPasswordQueueFull
 	}
 	granted := make(chan struct{})
 	waiter := p.lines[prio].PushBack(granted)

@@ -17,6 +17,7 @@ func openWithHashers(t *testing.T, n int) *models.Store {
 	cfg := modelstest.Config()
 	cfg.PasswordHashers = n
 	cfg.PasswordQueueWait = time.Minute // the tests' deadlines decide
+	cfg.PasswordQueueLength = 1000
 	return modelstest.Open(t, models.WithConfig(cfg))
 }
 
@@ -246,6 +247,7 @@ func TestKnownDeviceSignsInPastAQueueOfStrangers(t *testing.T) {
 	cfg := modelstest.Config()
 	cfg.PasswordHashers = 1
 	cfg.PasswordQueueWait = time.Minute
+	cfg.PasswordQueueLength = 1000
 	// Slow enough that the 24 strangers' checks take far longer than
 	// writing the owner's session, fast enough that the few checked
 	// after the owner cost little.
@@ -301,4 +303,56 @@ func TestKnownDeviceSignsInPastAQueueOfStrangers(t *testing.T) {
 	if n := checked.Load(); n == strangers {
 		t.Fatalf("all %d strangers were checked before the known device", n)
 	}
+}
+
+// Password checks other than known devices' wait in a short line: one
+// that finds it full is refused busy at once, not after the queue wait,
+// and signs nobody in; a known device still queues, and is served first.
+func TestAFullPasswordQueueRefusesAtOnce(t *testing.T) {
+	cfg := modelstest.Config()
+	cfg.PasswordHashers = 1
+	cfg.PasswordQueueWait = time.Hour // only a full line refuses in time
+	cfg.PasswordQueueLength = 2
+	store := modelstest.Open(t, models.WithConfig(cfg))
+	ctx := context.Background()
+	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
+		models.CreateUserInput{Email: "ada@example.com", Password: password}))
+	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
+	device := modelstest.Must[*models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
+
+	release := holdSlots(t, store, 1)
+	waiting, stopWaiting := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { _ = store.RunInPasswordSlot(waiting, func() {}) })
+	}
+	waitForPasswordWaiters(t, store, 2)
+	refused := make(chan error, 1)
+	go func() {
+		_, token, err := store.SignIn(ctx, models.SignInInput{Email: "ada@example.com", Password: password})
+		if token != "" {
+			err = fmt.Errorf("signed in with token %q (%v)", token, err)
+		}
+		refused <- err
+	}()
+	select {
+	case err := <-refused:
+		if !models.IsPasswordsBusy(err) {
+			t.Fatalf("a sign-in finding the line full: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a sign-in finding the line full was not refused within 10 s")
+	}
+	owner := make(chan error, 1)
+	go func() {
+		_, _, err := store.SignIn(ctx, models.SignInInput{Email: "ada@example.com", Password: password, Device: device})
+		owner <- err
+	}()
+	waitForPasswordWaiters(t, store, 3)
+	release()
+	if err := <-owner; err != nil {
+		t.Fatalf("the known device past a full line: %v", err)
+	}
+	stopWaiting()
+	wg.Wait()
 }
