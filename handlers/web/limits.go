@@ -77,13 +77,13 @@ func (h *Handlers) LimitWrites(c *fiber.Ctx) error {
 }
 
 // throttlePassword counts one password attempt on the account named by
-// email, from the request's address (its /64 for IPv6), and returns how long to wait (""
-// when allowed). The pair is asked first and the account last, so an
-// address already refused for this account spends nobody else's budget.
-// A limiter that fails lets the attempt through: bcrypt still makes
-// guessing slow.
+// email, from the request's address (its /64 for IPv6), and returns how
+// long to wait ("" when allowed). The pair is asked first and the account
+// last, so an address already refused for this account spends nobody
+// else's budget. A limiter that fails lets the attempt through: bcrypt
+// still makes guessing slow.
 func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
-	email = strings.ToLower(strings.TrimSpace(email))
+	email = loginKey(email)
 	ip := ratelimit.AddressKey(c.IP())
 	for _, lk := range []struct {
 		l   ratelimit.Limiter
@@ -110,8 +110,11 @@ func (h *Handlers) throttleSignIn(c *fiber.Ctx, email string, device *models.Dev
 	if wait := h.allow(c, h.limits.SignInPerDevice, device.LimitKey()); wait != "" {
 		return wait
 	}
-	return h.allow(c, h.limits.SignInKnownDevicesPerAccount, "known:"+strings.ToLower(strings.TrimSpace(email)))
+	return h.allow(c, h.limits.SignInKnownDevicesPerAccount, "known:"+loginKey(email))
 }
+
+// loginKey is the email as the limiters count it: as the store finds it.
+func loginKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // allow counts one request against key on l and returns how long to wait
 // ("" when allowed, when l is off, or when it cannot be asked). A refusal
