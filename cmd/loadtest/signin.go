@@ -52,6 +52,7 @@ func runSignIn(ctx context.Context, o options, srv *server, bin, dsn string, out
 	attackers := make([]*signInBrowser, attackAddresses)
 	for i := range attackers {
 		attackers[i] = newSignInBrowser(srv.base, fmt.Sprintf("127.0.0.%d", i+2), o.timeout)
+		attackers[i].guesser = true
 	}
 	owner := newSignInBrowser(srv.base, "127.0.0.200", o.timeout)
 	if a := owner.signIn(ctx, signInOwner, signInPassword); a.status != http.StatusSeeOther {
@@ -77,13 +78,20 @@ func runSignIn(ctx context.Context, o options, srv *server, bin, dsn string, out
 // threads, while the owner's browser and a newcomer sign in every 3 s.
 func measureHashers(ctx context.Context, attackers []*signInBrowser, owner, newcomer *signInBrowser, out io.Writer) []signInAnswer {
 	var posted atomic.Int64
+	var mu sync.Mutex
+	var strangers []signInAnswer
 	flood := func(ctx context.Context) {
 		var wg sync.WaitGroup
 		for t := range hasherAttackers {
 			wg.Go(func() {
 				for i := t; ctx.Err() == nil; i += hasherAttackers {
-					attackers[i%len(attackers)].signIn(ctx, fmt.Sprintf("nobody-%d@example.com", i), "wrong password")
+					a := attackers[i%len(attackers)].signIn(ctx, fmt.Sprintf("nobody-%d@example.com", i), "wrong password")
 					posted.Add(1)
+					if ctx.Err() == nil {
+						mu.Lock()
+						strangers = append(strangers, a)
+						mu.Unlock()
+					}
 				}
 			})
 		}
@@ -97,7 +105,8 @@ func measureHashers(ctx context.Context, attackers []*signInBrowser, owner, newc
 		defer wg.Wait()
 		return owner.signInEvery(ctx, signInOwner, 3*time.Second, 5)
 	})
-	fmt.Fprintf(out, "hashers: %d wrong passwords posted by %d threads from %d addresses\n", posted.Load(), hasherAttackers, len(attackers))
+	fmt.Fprintf(out, "hashers: %d wrong passwords posted by %d threads from %d addresses: %s\n",
+		posted.Load(), hasherAttackers, len(attackers), statusSummary(strangers))
 	fmt.Fprintf(out, "  the owner's browser: %s; latency %s\n", statusSummary(owners), latencySummary(owners))
 	fmt.Fprintf(out, "  a browser new to the server, right password: %s; latency %s\n", statusSummary(newcomers), latencySummary(newcomers))
 	return owners
@@ -143,6 +152,8 @@ type signInBrowser struct {
 	http    *http.Client
 	base    string
 	timeout time.Duration
+	guesser bool   // reuses its form
+	csrf    string // the form's CSRF token
 }
 
 func newSignInBrowser(base, source string, timeout time.Duration) *signInBrowser {
@@ -175,17 +186,20 @@ var csrfField = regexp.MustCompile(`name="csrf_token" value="([0-9a-f]+)"`)
 var formMessage = regexp.MustCompile(`(Too many[^<]*|The email or password[^<]*|[^<>]*busy[^<]*)`)
 
 // signIn loads the form (for its CSRF token) and posts it; the latency is
-// the post's.
+// the post's. A guesser loads the form once and posts it again and again.
 func (b *signInBrowser) signIn(ctx context.Context, email, password string) signInAnswer {
-	form, err := b.get(ctx, "/sign-in")
-	if err != nil {
-		return signInAnswer{detail: err.Error()}
+	if b.csrf == "" || !b.guesser {
+		form, err := b.get(ctx, "/sign-in")
+		if err != nil {
+			return signInAnswer{detail: err.Error()}
+		}
+		m := csrfField.FindStringSubmatch(form)
+		if m == nil {
+			return signInAnswer{detail: "the sign-in form has no CSRF token"}
+		}
+		b.csrf = m[1]
 	}
-	m := csrfField.FindStringSubmatch(form)
-	if m == nil {
-		return signInAnswer{detail: "the sign-in form has no CSRF token"}
-	}
-	values := url.Values{"email": {email}, "password": {password}, "csrf_token": {m[1]}}
+	values := url.Values{"email": {email}, "password": {password}, "csrf_token": {b.csrf}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.base+"/sign-in", strings.NewReader(values.Encode()))
 	if err != nil {
 		return signInAnswer{detail: err.Error()}
@@ -267,24 +281,20 @@ func countStatus(answers []signInAnswer, status int) int {
 	return n
 }
 
-// statusSummary counts the answers by status and first message, e.g.
+// statusSummary counts the answers by status and message, e.g.
 // "303 x13, 429 x2 (Too many sign-in attempts...)".
 func statusSummary(answers []signInAnswer) string {
-	counts := map[int]int{}
-	detail := map[int]string{}
+	counts := map[string]int{}
 	for _, a := range answers {
-		counts[a.status]++
-		if detail[a.status] == "" {
-			detail[a.status] = a.detail
+		label := fmt.Sprintf("%d", a.status)
+		if a.status != http.StatusSeeOther && a.detail != "" {
+			label += " (" + a.detail + ")"
 		}
+		counts[label]++
 	}
 	var parts []string
-	for _, s := range slices.Sorted(maps.Keys(counts)) {
-		p := fmt.Sprintf("%d x%d", s, counts[s])
-		if s != http.StatusSeeOther && detail[s] != "" {
-			p += " (" + detail[s] + ")"
-		}
-		parts = append(parts, p)
+	for _, label := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s x%d", label, counts[label]))
 	}
 	return strings.Join(parts, ", ")
 }
