@@ -183,6 +183,7 @@ type signInAnswer struct {
 }
 
 var csrfField = regexp.MustCompile(`name="csrf_token" value="([0-9a-f]+)"`)
+var waitFor = regexp.MustCompile(`Wait [^,]*,`)
 var formMessage = regexp.MustCompile(`(Too many[^<]*|The email or password[^<]*|[^<>]*busy[^<]*)`)
 
 // signIn loads the form (for its CSRF token) and posts it; the latency is
@@ -288,7 +289,7 @@ func statusSummary(answers []signInAnswer) string {
 	for _, a := range answers {
 		label := fmt.Sprintf("%d", a.status)
 		if a.status != http.StatusSeeOther && a.detail != "" {
-			label += " (" + a.detail + ")"
+			label += " (" + waitFor.ReplaceAllString(a.detail, "Wait …,") + ")"
 		}
 		counts[label]++
 	}
