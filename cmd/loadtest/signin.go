@@ -25,8 +25,9 @@ import (
 //
 //  1. lockout: strangers guess the owner's password once a second from 50
 //     addresses while the owner, in the browser she signed in with
-//     before, signs in once a second: how many of her 15 attempts are
-//     refused?
+//     before, signs in once a second (from another network each time,
+//     so that only her account's limit is in play): how many of her 15
+//     attempts are refused?
 //  2. hashers: 24 threads post wrong passwords for unknown emails from the
 //     50 addresses while the owner's browser signs in once a second: how
 //     long does she wait, and what is the answer? A browser that never
@@ -59,12 +60,12 @@ func runSignIn(ctx context.Context, o options, srv *server, bin, dsn string, out
 		return fmt.Errorf("the owner's first sign-in answered %d: %s", a.status, a.detail)
 	}
 	// What a sign-in costs with nobody attacking, on this machine now.
-	quiet := owner.signInEvery(ctx, signInOwner, time.Second, 3)
+	quiet := signInEvery(ctx, always(owner), signInOwner, time.Second, 3)
 	fmt.Fprintf(out, "quiet: the owner's browser: %s; latency %s\n", statusSummary(quiet), latencySummary(quiet))
 	// Each phase has the owner's browser on a network of its own, so the
 	// per-address limits of one phase do not spill into the other.
 	hashers := measureHashers(ctx, attackers, owner.from("127.0.0.202"), newSignInBrowser(srv.base, "127.0.0.201", o.timeout), out)
-	lockout := measureLockout(ctx, attackers, owner.from("127.0.0.203"), out)
+	lockout := measureLockout(ctx, attackers, owner, out)
 	if countStatus(hashers, http.StatusSeeOther) != len(hashers) || countStatus(lockout, http.StatusSeeOther) != len(lockout) {
 		fmt.Fprintln(out, "FAIL: the owner's browser was refused or not signed in")
 		return errFailed{}
@@ -101,9 +102,9 @@ func measureHashers(ctx context.Context, attackers []*signInBrowser, owner, newc
 	owners := duringAttack(ctx, flood, func(ctx context.Context) []signInAnswer {
 		sleepCtx(ctx, 2*time.Second) // the hashers' queue fills
 		var wg sync.WaitGroup
-		wg.Go(func() { newcomers = newcomer.signInEvery(ctx, signInNewcomer, 3*time.Second, 5) })
+		wg.Go(func() { newcomers = signInEvery(ctx, always(newcomer), signInNewcomer, 3*time.Second, 5) })
 		defer wg.Wait()
-		return owner.signInEvery(ctx, signInOwner, 3*time.Second, 5)
+		return signInEvery(ctx, always(owner), signInOwner, 3*time.Second, 5)
 	})
 	fmt.Fprintf(out, "hashers: %d wrong passwords posted by %d threads from %d addresses: %s\n",
 		posted.Load(), hasherAttackers, len(attackers), statusSummary(strangers))
@@ -112,24 +113,33 @@ func measureHashers(ctx context.Context, attackers []*signInBrowser, owner, newc
 	return owners
 }
 
-// measureLockout has strangers guess the owner's password once a second
-// from rotating addresses, after spending the account's burst as a
-// patient guesser would have by now, while the owner's browser signs in
-// once a second.
+// measureLockout has strangers spend the owner's account's budget at
+// once from 25 addresses, as a patient guesser would have by now, then
+// guess once a second from all 50 in turn, while the owner's browser
+// signs in once a second. Each of her attempts comes from a network of
+// its own, so that the limits of her address (5 tries, then one per
+// 12 s) play no part: what is measured is whether the strangers lock
+// her account.
 func measureLockout(ctx context.Context, attackers []*signInBrowser, owner *signInBrowser, out io.Writer) []signInAnswer {
 	var guesses atomic.Int64
 	guess := func(ctx context.Context) {
-		for i := 0; ctx.Err() == nil; i++ {
+		const burst = 25
+		var wg sync.WaitGroup
+		for i := range burst {
+			wg.Go(func() { attackers[i].signIn(ctx, signInOwner, fmt.Sprintf("guess %d", i)) })
+		}
+		wg.Wait()
+		guesses.Add(burst)
+		for i := burst; ctx.Err() == nil; i++ {
 			attackers[i%len(attackers)].signIn(ctx, signInOwner, fmt.Sprintf("guess %d", i))
 			guesses.Add(1)
-			if i >= 25 {
-				sleepCtx(ctx, time.Second)
-			}
+			sleepCtx(ctx, time.Second)
 		}
 	}
 	answers := duringAttack(ctx, guess, func(ctx context.Context) []signInAnswer {
 		sleepCtx(ctx, 3*time.Second) // the burst is spent
-		return owner.signInEvery(ctx, signInOwner, time.Second, signInAttempts)
+		roaming := func(i int) *signInBrowser { return owner.from(fmt.Sprintf("127.0.0.%d", 210+i)) }
+		return signInEvery(ctx, roaming, signInOwner, time.Second, signInAttempts)
 	})
 	fmt.Fprintf(out, "lockout: %d guesses at the owner's account from %d addresses; the owner's browser was refused %d of %d (%s); latency %s\n",
 		guesses.Load(), len(attackers), countStatus(answers, http.StatusTooManyRequests), len(answers), statusSummary(answers), latencySummary(answers))
@@ -221,22 +231,27 @@ func (b *signInBrowser) signIn(ctx context.Context, email, password string) sign
 }
 
 // signInEvery signs in as email n times, one attempt starting every
-// interval. Each starts with no session, as after closing the browser:
-// the session cookie lives until then, other cookies stay.
-func (b *signInBrowser) signInEvery(ctx context.Context, email string, interval time.Duration, n int) []signInAnswer {
+// interval, the i-th in browser(i). Each starts with no session, as after
+// closing the browser: the session cookie lives until then, other
+// cookies stay.
+func signInEvery(ctx context.Context, browser func(i int) *signInBrowser, email string, interval time.Duration, n int) []signInAnswer {
 	var answers []signInAnswer
 	next := time.Now()
-	for range n {
+	for i := range n {
 		sleepCtx(ctx, time.Until(next))
 		if ctx.Err() != nil {
 			break
 		}
 		next = next.Add(interval)
+		b := browser(i)
 		b.forgetSession()
 		answers = append(answers, b.signIn(ctx, email, signInPassword))
 	}
 	return answers
 }
+
+// always is the same browser for every attempt.
+func always(b *signInBrowser) func(int) *signInBrowser { return func(int) *signInBrowser { return b } }
 
 func (b *signInBrowser) forgetSession() {
 	u, _ := url.Parse(b.base)
