@@ -33,16 +33,20 @@ const (
 	devicePayloadLen = deviceLoginLen + deviceNonceLen + 8
 )
 
-// Device is a browser that has signed in to one login before, as its
-// device cookie proves. Only RecognizeDevice makes one.
+// Device is what a browser's device cookie says of it: a browser that
+// has signed in to one login before (Known), or, the zero Device, a
+// stranger. Only RecognizeDevice makes a known one.
 type Device struct {
 	email string // normalised
 	nonce string
 }
 
-// LimitKey names this device cookie's own bucket in a rate limiter: its
-// failures lock out this cookie and no other.
-func (d *Device) LimitKey() string { return "device:" + d.nonce }
+// Known reports whether the cookie proved the browser signed in before.
+func (d Device) Known() bool { return d.nonce != "" }
+
+// LimitKey names a known device cookie's own bucket in a rate limiter:
+// its failures lock out this cookie and no other.
+func (d Device) LimitKey() string { return "device:" + d.nonce }
 
 // IssueDeviceCookie returns a new device cookie for the login email, to
 // hand the browser after it signed in with the right password.
@@ -59,38 +63,38 @@ func (s *Store) IssueDeviceCookie(ctx context.Context, email string) (string, er
 		base64.RawURLEncoding.EncodeToString(deviceCookieMAC(key, payload)), nil
 }
 
-// RecognizeDevice returns the device a device cookie stands for when the
-// cookie is this server's, unaltered, unexpired and issued for the login
-// email; otherwise nil, and the attempt is a stranger's. The error is
+// RecognizeDevice returns the known device a device cookie stands for
+// when the cookie is this server's, unaltered, unexpired and issued for
+// the login email; otherwise the zero Device, a stranger. The error is
 // only for a secret that cannot be read.
-func (s *Store) RecognizeDevice(ctx context.Context, cookie, email string) (*Device, error) {
+func (s *Store) RecognizeDevice(ctx context.Context, cookie, email string) (Device, error) {
 	encoded, sig, ok := strings.Cut(cookie, ".")
-	if !ok || cookie == "" {
-		return nil, nil
+	if !ok {
+		return Device{}, nil
 	}
 	payload, err1 := base64.RawURLEncoding.DecodeString(encoded)
 	got, err2 := base64.RawURLEncoding.DecodeString(sig)
 	if err1 != nil || err2 != nil || len(payload) != devicePayloadLen {
-		return nil, nil
+		return Device{}, nil
 	}
 	key, err := s.cachedSecret(ctx, deviceCookieSecret)
 	if err != nil {
-		return nil, err
+		return Device{}, err
 	}
 	if !hmac.Equal(got, deviceCookieMAC(key, payload)) ||
 		!hmac.Equal(payload[:deviceLoginLen], deviceLoginTag(key, email)) {
-		return nil, nil
+		return Device{}, nil
 	}
 	issued := time.Unix(int64(binary.BigEndian.Uint64(payload[deviceLoginLen+deviceNonceLen:])), 0)
 	if s.Now().Sub(issued) > DeviceCookieLifetime {
-		return nil, nil
+		return Device{}, nil
 	}
 	nonce := payload[deviceLoginLen : deviceLoginLen+deviceNonceLen]
-	return &Device{email: normalizeEmail(email), nonce: hex.EncodeToString(nonce)}, nil
+	return Device{email: normalizeEmail(email), nonce: hex.EncodeToString(nonce)}, nil
 }
 
 // knows reports whether d was recognised for the login email.
-func (d *Device) knows(email string) bool { return d != nil && d.email == normalizeEmail(email) }
+func (d Device) knows(email string) bool { return d.Known() && d.email == normalizeEmail(email) }
 
 // deviceLoginTag names the login in a cookie without spelling the email
 // out; keyed, so a cookie for one login cannot be made for another.

@@ -18,17 +18,17 @@ func TestDeviceCookieIsRecognisedForItsLoginOnly(t *testing.T) {
 	_, here, there := twoReplicas(t)
 	cookie := modelstest.Must[string](t)(here.IssueDeviceCookie(ctx, "ada@example.com"))
 	for _, email := range []string{"ada@example.com", " ADA@Example.com "} {
-		if d, err := there.RecognizeDevice(ctx, cookie, email); err != nil || d == nil {
+		if d, err := there.RecognizeDevice(ctx, cookie, email); err != nil || !d.Known() {
 			t.Fatalf("cookie for ada not recognised as %q on another replica: %v %v", email, d, err)
 		}
 	}
-	if d, err := there.RecognizeDevice(ctx, cookie, "bob@example.com"); err != nil || d != nil {
+	if d, err := there.RecognizeDevice(ctx, cookie, "bob@example.com"); err != nil || d.Known() {
 		t.Fatalf("ada's cookie recognised for bob: %v %v", d, err)
 	}
 	// Each cookie has a bucket of its own, even for one login.
 	again := modelstest.Must[string](t)(here.IssueDeviceCookie(ctx, "ada@example.com"))
-	d1 := modelstest.Must[*models.Device](t)(here.RecognizeDevice(ctx, cookie, "ada@example.com"))
-	d2 := modelstest.Must[*models.Device](t)(here.RecognizeDevice(ctx, again, "ada@example.com"))
+	d1 := modelstest.Must[models.Device](t)(here.RecognizeDevice(ctx, cookie, "ada@example.com"))
+	d2 := modelstest.Must[models.Device](t)(here.RecognizeDevice(ctx, again, "ada@example.com"))
 	if d1.LimitKey() == d2.LimitKey() {
 		t.Fatalf("two cookies share the limit key %q", d1.LimitKey())
 	}
@@ -61,15 +61,15 @@ func TestDeviceCookieForgeriesAreNotRecognised(t *testing.T) {
 		"not base64":         "!!!." + sig,
 		"another secret's":   foreign,
 	} {
-		if d, err := store.RecognizeDevice(ctx, forged, "ada@example.com"); err != nil || d != nil {
+		if d, err := store.RecognizeDevice(ctx, forged, "ada@example.com"); err != nil || d.Known() {
 			t.Errorf("%s: recognised (%v, %v)", name, d, err)
 		}
 	}
-	if d, _ := store.RecognizeDevice(ctx, cookie, "ada@example.com"); d == nil {
+	if d, _ := store.RecognizeDevice(ctx, cookie, "ada@example.com"); !d.Known() {
 		t.Fatal("the genuine cookie is not recognised")
 	}
 	clock.Advance(models.DeviceCookieLifetime + time.Second)
-	if d, _ := store.RecognizeDevice(ctx, cookie, "ada@example.com"); d != nil {
+	if d, _ := store.RecognizeDevice(ctx, cookie, "ada@example.com"); d.Known() {
 		t.Fatal("an expired cookie is recognised")
 	}
 }

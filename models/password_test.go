@@ -257,7 +257,7 @@ func TestKnownDeviceSignsInPastAQueueOfStrangers(t *testing.T) {
 	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
 		models.CreateUserInput{Email: "ada@example.com", Password: password}))
 	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
-	device := modelstest.Must[*models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
+	device := modelstest.Must[models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
 
 	release := holdSlots(t, store, 1)
 	// One stranger gives up while queued.
@@ -318,7 +318,7 @@ func TestAFullPasswordQueueRefusesAtOnce(t *testing.T) {
 	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
 		models.CreateUserInput{Email: "ada@example.com", Password: password}))
 	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
-	device := modelstest.Must[*models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
+	device := modelstest.Must[models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
 
 	release := holdSlots(t, store, 1)
 	waiting, stopWaiting := context.WithCancel(ctx)

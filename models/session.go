@@ -45,15 +45,15 @@ func IsBadCredentials(err error) bool { return errors.Is(err, errBadCredentials)
 // SignInInput is a sign-in attempt. ReplacesToken is the session token
 // the browser already holds, if any: it is ended, so a session id fixed
 // before sign-in is worthless after it. SourceIP is recorded. Device is
-// what RecognizeDevice made of the browser's device cookie, if anything:
-// a device known to this login has its password checked before any
-// other waiting attempt.
+// what RecognizeDevice made of the browser's device cookie: a device
+// known to this login has its password checked before any other waiting
+// attempt.
 type SignInInput struct {
 	Email         string
 	Password      string
 	ReplacesToken string
 	SourceIP      string
-	Device        *Device
+	Device        Device
 }
 
 // Validate checks the email against the text rule, so that a sign-in

@@ -103,8 +103,8 @@ func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
 // throttleSignIn counts one sign-in attempt: against the device cookie's
 // own budget, then its account's known devices', when the browser is a
 // device known to this login; else as throttlePassword does.
-func (h *Handlers) throttleSignIn(c *fiber.Ctx, email string, device *models.Device) string {
-	if device == nil {
+func (h *Handlers) throttleSignIn(c *fiber.Ctx, email string, device models.Device) string {
+	if !device.Known() {
 		return h.throttlePassword(c, email)
 	}
 	if wait := h.allow(c, h.limits.SignInPerDevice, device.LimitKey()); wait != "" {
