@@ -27,7 +27,7 @@ var MigrateTo = migrateTo
 // RunInPasswordSlot runs fn in one of the store's password slots, as
 // every bcrypt hash and comparison does.
 func (s *Store) RunInPasswordSlot(ctx context.Context, fn func()) error {
-	return s.passwords.run(ctx, fn)
+	return s.passwords.run(ctx, inTurn, fn)
 }
 
 // LockAccountAndWait runs a write that locks the account, reports that it
@@ -64,3 +64,16 @@ func (s *Store) SetWALRestartFrames(n int64) {
 
 // MaxSetupLinks is how many of the newest setup links work at once.
 const MaxSetupLinks = maxSetupLinks
+
+// RunInPasswordSlotAsKnownDevice is RunInPasswordSlot in the line of
+// sign-ins from known devices, which is served first.
+func (s *Store) RunInPasswordSlotAsKnownDevice(ctx context.Context, fn func()) error {
+	return s.passwords.run(ctx, knownDeviceFirst, fn)
+}
+
+// PasswordWaiters is how many callers wait for a password slot.
+func (s *Store) PasswordWaiters() int {
+	s.passwords.mu.Lock()
+	defer s.passwords.mu.Unlock()
+	return s.passwords.lines[0].Len() + s.passwords.lines[1].Len()
+}

@@ -1,13 +1,14 @@
 package models
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
-	"golang.org/x/sync/semaphore"
 )
 
 // Every bcrypt hash and comparison goes through the store's password
@@ -20,17 +21,46 @@ import (
 // when the caller's context has no earlier deadline.
 const defaultPasswordQueueWait = 5 * time.Second
 
+// defaultPasswordWaitersPerHasher sizes the queue of password checks
+// other than known devices': at about 0.3 s a hash, four per hasher is
+// about a second's wait.
+const defaultPasswordWaitersPerHasher = 4
+
+var errPasswordQueueFull = errors.New("password queue full")
+
 var errPasswordsBusy = &Error{Code: CodeRateLimited,
 	Message:    "The server is busy checking other passwords, so this one was not checked",
 	Suggestion: "Try again in a few seconds"}
 
-// passwordSlots bounds how many bcrypt operations run at once.
+// passwordSlots bounds how many bcrypt operations run at once. Waiters
+// queue in two lines: a sign-in from a known device (a browser that has
+// signed in to that account before, as its device cookie proves) is
+// served before every other waiter, so strangers flooding wrong
+// passwords from many addresses cannot make the account's owner wait
+// behind them. Within a line, first come, first served. The other line
+// is short: a caller who finds it full is refused at once instead of
+// holding a request slot (handlers' admission gate) for the queue wait,
+// which would make everyone, known devices and API clients included,
+// queue behind the flood before reaching this line at all.
+// golang.org/x/sync/semaphore has one FIFO line only, hence this.
 type passwordSlots struct {
-	sem  *semaphore.Weighted
-	wait time.Duration
+	wait       time.Duration
+	maxWaiting int // in the inTurn line
+
+	mu    sync.Mutex
+	free  int
+	lines [2]list.List // of chan struct{}, by passwordPriority
 }
 
-func newPasswordSlots(cfg Config) passwordSlots {
+// passwordPriority picks a waiter's line.
+type passwordPriority int
+
+const (
+	knownDeviceFirst passwordPriority = iota // served first
+	inTurn                                   // everyone else
+)
+
+func newPasswordSlots(cfg Config) *passwordSlots {
 	n := cfg.PasswordHashers
 	if n <= 0 {
 		n = runtime.NumCPU()
@@ -39,28 +69,87 @@ func newPasswordSlots(cfg Config) passwordSlots {
 	if wait <= 0 {
 		wait = defaultPasswordQueueWait
 	}
-	return passwordSlots{sem: semaphore.NewWeighted(int64(n)), wait: wait}
+	waiting := cfg.PasswordQueueLength
+	if waiting <= 0 {
+		waiting = defaultPasswordWaitersPerHasher * n
+	}
+	return &passwordSlots{free: n, wait: wait, maxWaiting: waiting}
 }
 
 // run calls fn in a slot. A caller that finds none free before its
-// context's deadline, or the queue wait, gets errPasswordsBusy: a
-// waiter gives up instead of piling up behind an attacker.
-func (p passwordSlots) run(ctx context.Context, fn func()) error {
+// context's deadline, or the queue wait, or finds its line full, gets
+// errPasswordsBusy: a waiter gives up instead of piling up behind an
+// attacker.
+func (p *passwordSlots) run(ctx context.Context, prio passwordPriority, fn func()) error {
 	ctx, cancel := context.WithTimeout(ctx, p.wait)
 	defer cancel()
-	if err := p.sem.Acquire(ctx, 1); err != nil {
+	if err := p.acquire(ctx, prio); err != nil {
 		return errPasswordsBusy
 	}
-	defer p.sem.Release(1)
+	defer p.release()
 	fn()
 	return nil
+}
+
+func (p *passwordSlots) acquire(ctx context.Context, prio passwordPriority) error {
+	p.mu.Lock()
+	if p.free > 0 && p.nobodyAhead(prio) {
+		p.free--
+		p.mu.Unlock()
+		return nil
+	}
+	if prio == inTurn && p.lines[inTurn].Len() >= p.maxWaiting {
+		p.mu.Unlock()
+		return errPasswordQueueFull
+	}
+	granted := make(chan struct{})
+	waiter := p.lines[prio].PushBack(granted)
+	p.mu.Unlock()
+	select {
+	case <-granted:
+		return nil
+	case <-ctx.Done():
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-granted: // handed a slot just as the wait ended: use it
+		return nil
+	default:
+		p.lines[prio].Remove(waiter)
+		return ctx.Err()
+	}
+}
+
+// nobodyAhead reports whether no waiter would be served before one of prio.
+func (p *passwordSlots) nobodyAhead(prio passwordPriority) bool {
+	for line := range p.lines[:prio+1] {
+		if p.lines[line].Len() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// release hands the slot to the first waiter of the first line that has
+// one, or frees it.
+func (p *passwordSlots) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.lines {
+		if front := p.lines[i].Front(); front != nil {
+			close(p.lines[i].Remove(front).(chan struct{}))
+			return
+		}
+	}
+	p.free++
 }
 
 // hashPassword returns the bcrypt hash of pw at the store's cost.
 func (s *Store) hashPassword(ctx context.Context, pw string) (string, error) {
 	var hash []byte
 	var err error
-	if busy := s.passwords.run(ctx, func() {
+	if busy := s.passwords.run(ctx, inTurn, func() {
 		hash, err = bcrypt.GenerateFromPassword([]byte(pw), s.cfg.PasswordCost)
 	}); busy != nil {
 		return "", busy
@@ -70,10 +159,10 @@ func (s *Store) hashPassword(ctx context.Context, pw string) (string, error) {
 
 // passwordMatches reports whether pw is the one hashed in hash, in time
 // that does not depend on whether it matched. A hash bcrypt cannot read
-// matches nothing.
-func (s *Store) passwordMatches(ctx context.Context, hash []byte, pw string) (bool, error) {
+// matches nothing. prio picks its line in the queue for a slot.
+func (s *Store) passwordMatches(ctx context.Context, prio passwordPriority, hash []byte, pw string) (bool, error) {
 	matched := false
-	err := s.passwords.run(ctx, func() { matched = bcrypt.CompareHashAndPassword(hash, []byte(pw)) == nil })
+	err := s.passwords.run(ctx, prio, func() { matched = bcrypt.CompareHashAndPassword(hash, []byte(pw)) == nil })
 	return matched, err
 }
 

@@ -17,6 +17,7 @@ func openWithHashers(t *testing.T, n int) *models.Store {
 	cfg := modelstest.Config()
 	cfg.PasswordHashers = n
 	cfg.PasswordQueueWait = time.Minute // the tests' deadlines decide
+	cfg.PasswordQueueLength = 1000
 	return modelstest.Open(t, models.WithConfig(cfg))
 }
 
@@ -180,4 +181,178 @@ func BenchmarkSetupWithWrongToken(b *testing.B) {
 			}
 		}
 	})
+}
+
+// waitForPasswordWaiters polls until n callers wait for a password slot.
+func waitForPasswordWaiters(t *testing.T, store *models.Store, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for store.PasswordWaiters() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d password waiters after 10 s, want %d", store.PasswordWaiters(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A known device waiting for a password slot is served before every
+// stranger, even strangers who queued long before it; strangers are
+// served in turn after it.
+func TestKnownDevicesGetThePasswordSlotsFirst(t *testing.T) {
+	const strangers = 24
+	store := openWithHashers(t, 1)
+	release := holdSlots(t, store, 1)
+	var mu sync.Mutex
+	var order []int // -1: the known device
+	var wg sync.WaitGroup
+	for i := range strangers {
+		wg.Go(func() {
+			if err := store.RunInPasswordSlot(context.Background(), func() {
+				mu.Lock()
+				order = append(order, i)
+				mu.Unlock()
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+		waitForPasswordWaiters(t, store, i+1) // queued in this order
+	}
+	wg.Go(func() {
+		if err := store.RunInPasswordSlotAsKnownDevice(context.Background(), func() {
+			mu.Lock()
+			order = append(order, -1)
+			mu.Unlock()
+		}); err != nil {
+			t.Error(err)
+		}
+	})
+	waitForPasswordWaiters(t, store, strangers+1)
+	release()
+	wg.Wait()
+	if len(order) != strangers+1 || order[0] != -1 {
+		t.Fatalf("served in order %v, want the known device (-1) first", order)
+	}
+	for i, s := range order[1:] {
+		if s != i {
+			t.Fatalf("strangers served in order %v, want the order they came", order[1:])
+		}
+	}
+}
+
+// A known device's sign-in, queued behind many strangers' that wait for
+// the hashers, is checked first and signs in; a waiter that gives up
+// leaves the queue without taking a slot from anyone.
+func TestKnownDeviceSignsInPastAQueueOfStrangers(t *testing.T) {
+	const strangers = 24
+	cfg := modelstest.Config()
+	cfg.PasswordHashers = 1
+	cfg.PasswordQueueWait = time.Minute
+	cfg.PasswordQueueLength = 1000
+	// Slow enough that the 24 strangers' checks take far longer than
+	// writing the owner's session, fast enough that the few checked
+	// after the owner cost little.
+	cfg.PasswordCost = 10
+	store := modelstest.Open(t, models.WithConfig(cfg))
+	ctx := context.Background()
+	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
+		models.CreateUserInput{Email: "ada@example.com", Password: password}))
+	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
+	device := modelstest.Must[models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
+
+	release := holdSlots(t, store, 1)
+	// One stranger gives up while queued.
+	quitter, quit := context.WithCancel(ctx)
+	quitterDone := make(chan error, 1)
+	go func() {
+		_, _, err := store.SignIn(quitter, models.SignInInput{Email: "ada@example.com", Password: "guess"})
+		quitterDone <- err
+	}()
+	waitForPasswordWaiters(t, store, 1)
+	strangersCtx, stopStrangers := context.WithCancel(ctx)
+	defer stopStrangers()
+	var wg sync.WaitGroup
+	var checked atomic.Int32 // strangers whose password was checked
+	for i := range strangers {
+		wg.Go(func() {
+			_, _, err := store.SignIn(strangersCtx, models.SignInInput{
+				Email: fmt.Sprintf("nobody%d@example.com", i), Password: "guess"})
+			if models.IsBadCredentials(err) {
+				checked.Add(1)
+			}
+		})
+	}
+	waitForPasswordWaiters(t, store, strangers+1)
+	quit()
+	if err := <-quitterDone; !models.IsPasswordsBusy(err) {
+		t.Fatalf("a stranger who gave up: %v", err)
+	}
+	owner := make(chan error, 1)
+	go func() {
+		_, _, err := store.SignIn(ctx, models.SignInInput{Email: "ada@example.com", Password: password, Device: device})
+		owner <- err
+	}()
+	waitForPasswordWaiters(t, store, strangers+1)
+	release()
+	if err := <-owner; err != nil {
+		t.Fatalf("the known device's sign-in: %v", err)
+	}
+	// The strangers, served after it, are let go: at most the few who
+	// got a slot while the owner's session was written were checked.
+	stopStrangers()
+	wg.Wait()
+	if n := checked.Load(); n == strangers {
+		t.Fatalf("all %d strangers were checked before the known device", n)
+	}
+}
+
+// Password checks other than known devices' wait in a short line: one
+// that finds it full is refused busy at once, not after the queue wait,
+// and signs nobody in; a known device still queues, and is served first.
+func TestAFullPasswordQueueRefusesAtOnce(t *testing.T) {
+	cfg := modelstest.Config()
+	cfg.PasswordHashers = 1
+	cfg.PasswordQueueWait = time.Hour // only a full line refuses in time
+	cfg.PasswordQueueLength = 2
+	store := modelstest.Open(t, models.WithConfig(cfg))
+	ctx := context.Background()
+	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
+		models.CreateUserInput{Email: "ada@example.com", Password: password}))
+	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
+	device := modelstest.Must[models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
+
+	release := holdSlots(t, store, 1)
+	waiting, stopWaiting := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { _ = store.RunInPasswordSlot(waiting, func() {}) })
+	}
+	waitForPasswordWaiters(t, store, 2)
+	refused := make(chan error, 1)
+	go func() {
+		_, token, err := store.SignIn(ctx, models.SignInInput{Email: "ada@example.com", Password: password})
+		if token != "" {
+			err = fmt.Errorf("signed in with token %q (%v)", token, err)
+		}
+		refused <- err
+	}()
+	select {
+	case err := <-refused:
+		if !models.IsPasswordsBusy(err) {
+			t.Fatalf("a sign-in finding the line full: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a sign-in finding the line full was not refused within 10 s")
+	}
+	owner := make(chan error, 1)
+	go func() {
+		_, _, err := store.SignIn(ctx, models.SignInInput{Email: "ada@example.com", Password: password, Device: device})
+		owner <- err
+	}()
+	waitForPasswordWaiters(t, store, 3)
+	release()
+	if err := <-owner; err != nil {
+		t.Fatalf("the known device past a full line: %v", err)
+	}
+	stopWaiting()
+	wg.Wait()
 }

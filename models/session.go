@@ -44,12 +44,16 @@ func IsBadCredentials(err error) bool { return errors.Is(err, errBadCredentials)
 
 // SignInInput is a sign-in attempt. ReplacesToken is the session token
 // the browser already holds, if any: it is ended, so a session id fixed
-// before sign-in is worthless after it. SourceIP is recorded.
+// before sign-in is worthless after it. SourceIP is recorded. Device is
+// what RecognizeDevice made of the browser's device cookie: a device
+// known to this login has its password checked before any other waiting
+// attempt.
 type SignInInput struct {
 	Email         string
 	Password      string
 	ReplacesToken string
 	SourceIP      string
+	Device        Device
 }
 
 // Validate checks the email against the text rule, so that a sign-in
@@ -70,17 +74,21 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 	if err := in.Validate(); err != nil {
 		return nil, "", err
 	}
+	prio := inTurn
+	if in.Device.knows(in.Email) {
+		prio = knownDeviceFirst
+	}
 	u, err := s.UserByEmail(ctx, in.Email)
 	if err != nil {
 		if ErrorCode(err) != CodeNotFound {
 			return nil, "", err
 		}
-		if _, err := s.passwordMatches(ctx, s.dummyHash(), in.Password); err != nil {
+		if _, err := s.passwordMatches(ctx, prio, s.dummyHash(), in.Password); err != nil {
 			return nil, "", err
 		}
 		return nil, "", errBadCredentials
 	}
-	if ok, err := s.passwordMatches(ctx, []byte(u.PasswordHash), in.Password); err != nil {
+	if ok, err := s.passwordMatches(ctx, prio, []byte(u.PasswordHash), in.Password); err != nil {
 		return nil, "", err
 	} else if !ok || u.Status != UserActive {
 		return nil, "", errBadCredentials

@@ -35,9 +35,12 @@ type Config struct {
 	PasswordCost int
 	// PasswordHashers bounds the bcrypt operations running at once (0:
 	// one per CPU); PasswordQueueWait bounds how long one waits for its
-	// turn (0: 5 s) before failing with CodeRateLimited.
-	PasswordHashers   int
-	PasswordQueueWait time.Duration
+	// turn (0: 5 s) before failing with CodeRateLimited;
+	// PasswordQueueLength bounds how many wait at once, known devices'
+	// sign-ins apart (0: 4 per hasher): more fail at once, the same way.
+	PasswordHashers     int
+	PasswordQueueWait   time.Duration
+	PasswordQueueLength int
 	// SessionIdleTimeout ends a dashboard session not used for this long;
 	// SessionMaxAge ends it this long after sign-in, used or not.
 	SessionIdleTimeout time.Duration
@@ -87,7 +90,7 @@ type Store struct {
 	// secrets caches server-wide secrets by name (cachedSecret).
 	secrets sync.Map
 	// passwords bounds the bcrypt work running at once (password.go).
-	passwords passwordSlots
+	passwords *passwordSlots
 	// dummyHash is checked against when a sign-in names no user, so that
 	// an unknown email costs as much time as a wrong password.
 	dummyHash func() []byte

@@ -215,7 +215,7 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 	if err != nil {
 		return err
 	}
-	if ok, err := s.passwordMatches(ctx, []byte(u.PasswordHash), in.CurrentPassword); err != nil {
+	if ok, err := s.passwordMatches(ctx, inTurn, []byte(u.PasswordHash), in.CurrentPassword); err != nil {
 		return err
 	} else if !ok {
 		return InvalidField("current_password", "is incorrect")

@@ -76,6 +76,8 @@ func TestServeMetricsAndReadiness(t *testing.T) {
 		`cloudplane_build_info{commit="` + b[2] + `",go_version="` + b[3] + `",version="` + b[1] + `"} 1`,
 		`cloudplane_rate_limit_rejections_total{limiter="auth"} 0`,
 		`cloudplane_rate_limit_rejections_total{limiter="signin-address"} 0`,
+		`cloudplane_rate_limit_rejections_total{limiter="signin-device"} 0`,
+		`cloudplane_rate_limit_rejections_total{limiter="signin-known-devices"} 0`,
 		`go_sql_max_open_connections{db_name="cloudplane"}`,
 	} {
 		if !strings.Contains(body, want) {

@@ -207,11 +207,17 @@ func announceSetup(ctx context.Context, store *models.Store, log *slog.Logger, b
 // account may be tried 20 times at once, then once per 3 s, from all
 // addresses together, so a guesser must spread over 4 or more addresses
 // to lock the owner out; one address may make 20 attempts at once, then
-// one per 3 s (offices share addresses).
+// one per 3 s (offices share addresses). A browser that signed in to
+// the account before (its device cookie) is held to none of these but to
+// its own 5 at once, then one per 12 s, and the account's known browsers
+// together to 20 at once, then one per 3 s, so strangers who spend the
+// account's budget do not lock out its owner.
 const (
-	signInPerAccountAddress = "5/1m"
-	signInPerAccount        = "20/1m"
-	signInPerAddress        = "20/1m"
+	signInPerAccountAddress      = "5/1m"
+	signInPerAccount             = "20/1m"
+	signInPerAddress             = "20/1m"
+	signInPerDevice              = "5/1m"
+	signInKnownDevicesPerAccount = "20/1m"
 )
 
 // Dashboard writes per account: 10 at once, then one per 2 s. A person
@@ -266,6 +272,12 @@ func buildLimits(f serveFlags, redisClient *redis.Client, m *metrics.Metrics) (a
 		return l, w, err
 	}
 	if w.SignInPerAddress, err = build("sign-in", signInPerAddress, 20, "signin-address"); err != nil {
+		return l, w, err
+	}
+	if w.SignInPerDevice, err = build("sign-in", signInPerDevice, 5, "signin-device"); err != nil {
+		return l, w, err
+	}
+	if w.SignInKnownDevicesPerAccount, err = build("sign-in", signInKnownDevicesPerAccount, 20, "signin-known-devices"); err != nil {
 		return l, w, err
 	}
 	if l.General != nil {

@@ -8,6 +8,7 @@
 //	go run ./cmd/loadtest -clients 200 -duration 60s -max-p99 250ms
 //	go run ./cmd/loadtest -database postgres://... -outage-stop 'pg_ctlcluster 15 main stop -m fast' \
 //		-outage-start 'pg_ctlcluster 15 main start'   # restart PostgreSQL under the load
+//	go run ./cmd/loadtest -scenario signin                 # guessers and floods against the dashboard's sign-in
 package main
 
 import (
@@ -35,6 +36,7 @@ type options struct {
 	bootTime            time.Duration
 	seed                uint64
 	keep                bool
+	scenario            string
 	limits              limits
 	outage              outagePlan
 }
@@ -52,6 +54,7 @@ func main() {
 	flag.StringVar(&o.serverFlags, "server-flags", "", "more flags for the server, separated by spaces (e.g. \"--max-in-flight 64\")")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file, to tell its cost from the server's")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the random workload (0: a new one, printed)")
+	flag.StringVar(&o.scenario, "scenario", "api", "api: the mixed API workload; signin: password guessers and floods against the dashboard's sign-in (signin.go)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
 	flag.DurationVar(&o.limits.maxP99, "max-p99", 0, "fail when an operation's p99 latency is above this (0: off)")
 	flag.IntVar(&o.limits.maxConflicts, "max-conflicts", -1, "fail when more requests than this answer 409 (-1: off)")
@@ -89,6 +92,8 @@ func main() {
 // invalid says what is wrong with o's flags, or "" when nothing is.
 func (o options) invalid() string {
 	switch {
+	case o.scenario != "" && o.scenario != "api" && o.scenario != "signin": // "" is api
+		return "-scenario: want api or signin"
 	case o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0:
 		return "want -clients and -clients-per-account >= 1, and a positive -duration and -timeout"
 	case (o.outage.stop == "") != (o.outage.start == ""):
@@ -156,6 +161,9 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 		srv.base, backend(o.database), o.clients, accounts, o.duration, o.timeout)
 	if err := waitHealthy(ctx, srv, time.Minute); err != nil {
 		return err
+	}
+	if o.scenario == "signin" {
+		return runSignIn(ctx, o, srv, bin, dsn, out)
 	}
 	keys, err := createAccounts(ctx, bin, dsn, accounts)
 	if err != nil {

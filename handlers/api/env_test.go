@@ -35,11 +35,18 @@ type env struct {
 type envOption func(*envConfig)
 
 type envConfig struct {
-	limits api.Limits
-	store  []models.Option
+	limits  api.Limits
+	store   []models.Option
+	proxies []string
 }
 
 func withLimits(l api.Limits) envOption { return func(c *envConfig) { c.limits = l } }
+
+// withTrustedProxies trusts the named peers to name the client in
+// X-Real-IP. app.Test's requests come from 0.0.0.0.
+func withTrustedProxies(proxies ...string) envOption {
+	return func(c *envConfig) { c.proxies = proxies }
+}
 
 func withStoreOptions(o ...models.Option) envOption {
 	return func(c *envConfig) { c.store = append(c.store, o...) }
@@ -55,7 +62,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	clock := modelstest.NewClock()
 	store := modelstest.Open(t, append([]models.Option{models.WithClock(clock.Now)}, cfg.store...)...)
 	owner, key := modelstest.Owner(t, store, "owner@example.com")
-	app := handlers.New(handlers.Config{Store: store, Limits: cfg.limits})
+	app := handlers.New(handlers.Config{Store: store, Limits: cfg.limits, TrustedProxies: cfg.proxies})
 	return &env{t: t, app: app, store: store, clock: clock, spec: apitest.Optional(t), own: apitest.Cloudplane(t), owner: owner, key: key}
 }
 

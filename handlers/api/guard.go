@@ -17,7 +17,7 @@ type Limits struct {
 	// Launch applies to instance launches, per account, on top of General.
 	Launch ratelimit.Limiter
 	// Unauthenticated applies to failed authentications, per client
-	// address, so keys cannot be guessed at speed.
+	// address (an IPv6 client's /64), so keys cannot be guessed at speed.
 	Unauthenticated ratelimit.Limiter
 }
 
@@ -60,7 +60,7 @@ func (g *Guard) Authenticate(c *fiber.Ctx) error {
 		// answered as such (503), not turned into 429s for everyone
 		// behind the address.
 		if refusedKey(err) {
-			if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+c.IP()); limited != nil {
+			if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+ratelimit.AddressKey(c.IP())); limited != nil {
 				return limited
 			}
 		}

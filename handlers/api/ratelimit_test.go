@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -212,6 +213,30 @@ func TestFailedAuthenticationIsLimitedPerAddress(t *testing.T) {
 	clock.Advance(10 * time.Second)
 	from("127.0.0.2", badKey).expectError(http.StatusUnauthorized, models.CodeInvalidAPIKey)
 	from("127.0.0.2", badKey).expectError(http.StatusTooManyRequests, models.CodeRateLimited)
+}
+
+// An IPv6 client is one /64: bad keys from any address in it share one
+// budget, and another /64 has its own.
+func TestFailedAuthenticationIsLimitedPerIPv6Slash64(t *testing.T) {
+	clock := modelstest.NewClock()
+	l, err := ratelimit.NewMemory(ratelimit.Quota{Rate: 10 * time.Second, Burst: 3}, ratelimit.WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withLimits(api.Limits{Unauthenticated: l}), withTrustedProxies("0.0.0.0"))
+	badKey := "cpk_00000000_" + models.NewID() + models.NewID()
+	from := func(ip string) *response {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/regions", nil)
+		req.Header.Set("Authorization", "Bearer "+badKey)
+		req.Header.Set("X-Real-IP", ip)
+		return e.send(req)
+	}
+	for i := 1; i <= 3; i++ {
+		from(fmt.Sprintf("2001:db8:5:6::%x", i)).expectError(http.StatusUnauthorized, models.CodeInvalidAPIKey)
+	}
+	from("2001:db8:5:6:ffff::1").expectError(http.StatusTooManyRequests, models.CodeRateLimited)
+	from("2001:db8:5:7::1").expectError(http.StatusUnauthorized, models.CodeInvalidAPIKey)
 }
 
 // sendFrom sends GET url over TCP from the loopback address ip, with key

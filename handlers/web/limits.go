@@ -24,9 +24,21 @@ type Limits struct {
 	// SignInPerAccount counts attempts per email address, loosely, so one
 	// account cannot be guessed at speed from many addresses.
 	SignInPerAccount ratelimit.Limiter
-	// SignInPerAddress counts attempts per client address, so one client
-	// cannot try many accounts.
+	// SignInPerAddress counts attempts per client address (an IPv6
+	// client's /64), so one client cannot try many accounts.
 	SignInPerAddress ratelimit.Limiter
+	// SignInPerDevice counts sign-in attempts per device cookie: a
+	// browser that signed in to the account before is counted here
+	// instead of by the three limits above, so strangers' guesses,
+	// which drain the account's budget, do not lock its owner out, and
+	// a stolen or guessing device cookie locks out only itself.
+	SignInPerDevice ratelimit.Limiter
+	// SignInKnownDevicesPerAccount counts the attempts of all the known
+	// devices of one account together, which strangers cannot reach:
+	// each sign-in hands out a new device cookie with a budget of its
+	// own, so without it a holder of the password could mint cookies
+	// and take the password hashers' first place at will.
+	SignInKnownDevicesPerAccount ratelimit.Limiter
 	// Writes counts a signed-in user's state-changing requests, per
 	// account (per user for support staff): the dashboard is no way
 	// around the API's rate limit.
@@ -65,14 +77,14 @@ func (h *Handlers) LimitWrites(c *fiber.Ctx) error {
 }
 
 // throttlePassword counts one password attempt on the account named by
-// email, from the request's address, and returns how long to wait (""
-// when allowed). The pair is asked first and the account last, so an
-// address already refused for this account spends nobody else's budget.
-// A limiter that fails lets the attempt through: bcrypt still makes
-// guessing slow.
+// email, from the request's address (its /64 for IPv6), and returns how
+// long to wait ("" when allowed). The pair is asked first and the account
+// last, so an address already refused for this account spends nobody
+// else's budget. A limiter that fails lets the attempt through: bcrypt
+// still makes guessing slow.
 func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
-	email = strings.ToLower(strings.TrimSpace(email))
-	ip := c.IP()
+	email = loginKey(email)
+	ip := ratelimit.AddressKey(c.IP())
 	for _, lk := range []struct {
 		l   ratelimit.Limiter
 		key string
@@ -87,6 +99,22 @@ func (h *Handlers) throttlePassword(c *fiber.Ctx, email string) string {
 	}
 	return ""
 }
+
+// throttleSignIn counts one sign-in attempt: against the device cookie's
+// own budget, then its account's known devices', when the browser is a
+// device known to this login; else as throttlePassword does.
+func (h *Handlers) throttleSignIn(c *fiber.Ctx, email string, device models.Device) string {
+	if !device.Known() {
+		return h.throttlePassword(c, email)
+	}
+	if wait := h.allow(c, h.limits.SignInPerDevice, device.LimitKey()); wait != "" {
+		return wait
+	}
+	return h.allow(c, h.limits.SignInKnownDevicesPerAccount, "known:"+loginKey(email))
+}
+
+// loginKey is the email as the limiters count it: as the store finds it.
+func loginKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // allow counts one request against key on l and returns how long to wait
 // ("" when allowed, when l is off, or when it cannot be asked). A refusal

@@ -38,19 +38,27 @@ func (h *Handlers) SignInForm(c *fiber.Ctx) error {
 	return h.page(c, fiber.StatusOK, "Sign in", "", views.SignInPage(v))
 }
 
-// SignIn checks the email and password, throttled per account and
-// address, per address and per account, and starts a new session in
-// place of any the browser had.
+// SignIn checks the email and password and starts a new session in
+// place of any the browser had. A browser whose device cookie shows it
+// signed in to this login before is throttled by that cookie's own
+// budget and has its password checked first; any other attempt is
+// throttled per account and address, per address and per account. A
+// successful sign-in hands the browser a new device cookie.
 func (h *Handlers) SignIn(c *fiber.Ctx) error {
 	form := views.Form{Values: formValues(c, "email", "next")}
 	v := views.SignIn{Form: form, Next: localPath(form.Value("next")), CSRF: csrfToken(c)}
-	if wait := h.throttlePassword(c, form.Value("email")); wait != "" {
+	email := form.Value("email")
+	device, err := h.store.RecognizeDevice(c.UserContext(), c.Cookies(deviceCookie), email)
+	if err != nil {
+		return err
+	}
+	if wait := h.throttleSignIn(c, email, device); wait != "" {
 		v.Form.Message = "Too many sign-in attempts. Wait " + wait + ", then try again."
 		return h.page(c, fiber.StatusTooManyRequests, "Sign in", "", views.SignInPage(v))
 	}
 	_, token, err := h.store.SignIn(c.UserContext(), models.SignInInput{
-		Email: form.Value("email"), Password: c.FormValue("password"),
-		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(),
+		Email: email, Password: c.FormValue("password"),
+		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), Device: device,
 	})
 	if models.IsBadCredentials(err) {
 		h.metrics.SignInFailed()
@@ -64,6 +72,7 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 		return h.page(c, status, "Sign in", "", views.SignInPage(v))
 	}
 	startSession(c, token)
+	h.rememberDevice(c, email)
 	if v.Next == "" {
 		v.Next = "/"
 	}

@@ -73,8 +73,10 @@ func TestCookiesAreSecureOnlyViaATrustedProxy(t *testing.T) {
 				t.Fatalf("CSRF cookie %+v, want Secure %v", c, tc.secure)
 			}
 			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}})
-			if c := res.cookie("cloudplane_session"); c == nil || c.Secure != tc.secure {
-				t.Fatalf("session cookie %+v, want Secure %v", c, tc.secure)
+			for _, name := range []string{"cloudplane_session", "cloudplane_device"} {
+				if c := res.cookie(name); c == nil || c.Secure != tc.secure {
+					t.Fatalf("%s cookie %+v, want Secure %v", name, c, tc.secure)
+				}
 			}
 			// The signed-out cookie is cleared with the same flag.
 			b.get("/").expect(http.StatusOK)
@@ -142,7 +144,8 @@ func TestSignInRefusesOpenRedirects(t *testing.T) {
 			b.htmx = htmx
 			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}, "next": {tc.next}})
 			res.redirectsTo(tc.want)
-			if res.cookie("injected") != nil || len(res.Header.Values("Set-Cookie")) != 2 {
+			// The session, the visitor's CSRF cookie cleared, the device cookie.
+			if res.cookie("injected") != nil || len(res.Header.Values("Set-Cookie")) != 3 {
 				t.Fatalf("next=%q set cookies %q", tc.next, res.Header.Values("Set-Cookie"))
 			}
 		}
@@ -213,11 +216,14 @@ func TestSessionTimeouts(t *testing.T) {
 }
 
 // signInLimits builds the password limiters on the test clock, each
-// allowing burst attempts then one a minute.
+// allowing burst attempts then one a minute; a device cookie has the
+// pair's budget, and an account's known devices the account's, as in
+// production.
 func signInLimits(perPair, perAccount, perAddress int) func(*modelstest.Clock) web.Limits {
 	return func(c *modelstest.Clock) web.Limits {
 		return web.Limits{SignInPerAccountAddress: perMinute(c, perPair), SignInPerAccount: perMinute(c, perAccount),
-			SignInPerAddress: perMinute(c, perAddress)}
+			SignInPerAddress: perMinute(c, perAddress), SignInPerDevice: perMinute(c, perPair),
+			SignInKnownDevicesPerAccount: perMinute(c, perAccount)}
 	}
 }
 
@@ -266,6 +272,29 @@ func TestSignInThrottle(t *testing.T) {
 		b.signIn("x@example.com", password).expect(http.StatusUnprocessableEntity)
 		b.signIn("y@example.com", password).expect(http.StatusUnprocessableEntity)
 		b.signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+	})
+}
+
+// An IPv6 client is one /64: attempts from any address in it share the
+// per-address budget and the per-account-and-address one; another /64
+// has its own.
+func TestSignInThrottlesIPv6ByItsSlash64(t *testing.T) {
+	t.Run("per address", func(t *testing.T) {
+		e := newEnv(t, withLimits(signInLimits(100, 100, 2)), withTrustedProxies("0.0.0.0"))
+		e.owner("ada@example.com")
+		e.browser().from("2001:db8:1:2::1").signIn("x@example.com", password).expect(http.StatusUnprocessableEntity)
+		e.browser().from("2001:db8:1:2::2").signIn("y@example.com", password).expect(http.StatusUnprocessableEntity)
+		e.browser().from("2001:db8:1:2:ffff::3").signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+		e.browser().from("2001:db8:1:3::1").signIn("ada@example.com", password).redirectsTo("/")
+	})
+	t.Run("per account and address", func(t *testing.T) {
+		e := newEnv(t, withLimits(signInLimits(2, 100, 100)), withTrustedProxies("0.0.0.0"))
+		e.owner("ada@example.com")
+		for i := range 2 {
+			e.browser().from(fmt.Sprintf("2001:db8:1:2::%x", i+10)).signIn("ada@example.com", "wrong").expect(http.StatusUnprocessableEntity)
+		}
+		e.browser().from("2001:db8:1:2::99").signIn("ada@example.com", password).expect(http.StatusTooManyRequests)
+		e.browser().from("2001:db8:9:2::1").signIn("ada@example.com", password).redirectsTo("/")
 	})
 }
 

@@ -1,0 +1,22 @@
+package ratelimit
+
+import "net/netip"
+
+// AddressKey is the part of a client address that per-address limits
+// count against: an IPv4 address whole, an IPv6 address by its /64. A
+// single subscriber is routinely given a whole /64 (RFC 6177), so keying
+// on the full IPv6 address would hand one client 2^64 budgets. An IPv4
+// address mapped into IPv6 counts as the IPv4 one. Anything that is not an
+// address is returned as it is, so it still has a bucket of its own.
+func AddressKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	addr = addr.Unmap().WithZone("")
+	if addr.Is4() {
+		return addr.String()
+	}
+	p, _ := addr.Prefix(64) // 64 bits of an IPv6 address never fail
+	return p.String()
+}
