@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
 )
 
@@ -20,13 +21,14 @@ import (
 // closed. It does not count against the cap, and has overCapGrace to send
 // its request.
 //
-// The address is the connection's peer: behind a proxy, give the proxy's
+// An IPv6 client is counted by its /64, as the rate limits count it
+// (ratelimit.AddressPrefix). The address is the connection's peer: behind a proxy, give the proxy's
 // connections room with a larger cap.
 func LimitPerAddress(ln net.Listener, max int) net.Listener {
 	if max <= 0 {
 		return ln
 	}
-	return &perAddressListener{Listener: ln, max: max, open: map[netip.Addr]int{}}
+	return &perAddressListener{Listener: ln, max: max, open: map[netip.Prefix]int{}}
 }
 
 // overCapGrace bounds how long a connection past the cap may take to send
@@ -42,7 +44,7 @@ type perAddressListener struct {
 	net.Listener
 	max  int
 	mu   sync.Mutex
-	open map[netip.Addr]int
+	open map[netip.Prefix]int
 }
 
 func (l *perAddressListener) Accept() (net.Conn, error) {
@@ -64,7 +66,7 @@ func (l *perAddressListener) Accept() (net.Conn, error) {
 	return &countedConn{Conn: c, release: func() { l.release(addr) }}, nil
 }
 
-func (l *perAddressListener) release(addr netip.Addr) {
+func (l *perAddressListener) release(addr netip.Prefix) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.open[addr]--; l.open[addr] <= 0 {
@@ -72,14 +74,13 @@ func (l *perAddressListener) release(addr netip.Addr) {
 	}
 }
 
-// peerAddr is c's remote address, an IPv4 address mapped into IPv6 counted
-// as the IPv4 one.
-func peerAddr(c net.Conn) (netip.Addr, bool) {
+// peerAddr is the part of c's remote address that the cap counts.
+func peerAddr(c net.Conn) (netip.Prefix, bool) {
 	tcp, ok := c.RemoteAddr().(*net.TCPAddr)
 	if !ok {
-		return netip.Addr{}, false
+		return netip.Prefix{}, false
 	}
-	return tcp.AddrPort().Addr().Unmap(), true
+	return ratelimit.AddressPrefix(tcp.AddrPort().Addr()), true
 }
 
 // countedConn gives its address's slot back once closed.

@@ -13,10 +13,17 @@ func AddressKey(ip string) string {
 	if err != nil {
 		return ip
 	}
+	return AddressPrefix(addr).String()
+}
+
+// AddressPrefix is AddressKey for a parsed address: a /32 for IPv4 (and
+// IPv4 mapped into IPv6), the /64 for IPv6.
+func AddressPrefix(addr netip.Addr) netip.Prefix {
 	addr = addr.Unmap().WithZone("")
+	bits := 64
 	if addr.Is4() {
-		return addr.String()
+		bits = 32
 	}
-	p, _ := addr.Prefix(64) // 64 bits of an IPv6 address never fail
-	return p.String()
+	p, _ := addr.Prefix(bits) // never fails for these widths
+	return p
 }
