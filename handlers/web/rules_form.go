@@ -206,12 +206,17 @@ func (f *rulesForm) editor(caption, empty string) views.RulesEditor {
 }
 
 // ifMatch is the save's precondition: the rules are still at the version
-// the form was loaded with. A form without one (an old page) asks nothing.
-func (f *rulesForm) ifMatch() models.Precondition {
-	if f.version == "" {
+// the form was loaded with.
+func (f *rulesForm) ifMatch() models.Precondition { return versionPrecondition(f.version) }
+
+// versionPrecondition is the precondition of a form that carries the
+// version it was shown: the object is still at it. A form without one (an
+// old page) asks nothing; one that is not a version matches nothing.
+func versionPrecondition(version string) models.Precondition {
+	if version == "" {
 		return models.Precondition{}
 	}
-	v, ok := models.ParseVersion(f.version)
+	v, ok := models.ParseVersion(version)
 	if !ok {
 		return models.IfVersion()
 	}

@@ -147,15 +147,21 @@ func (h *Handlers) ConfirmDeleteRuleset(c *fiber.Ctx) error {
 	case n > 1:
 		text = "It is attached to " + strconv.Itoa(n) + " instances: deleting is refused while any of them is running. " + text
 	}
-	v := views.Confirm{Title: "Delete “" + r.Name + "”?", Text: text, Action: "/firewall/rulesets/" + r.ID + "/delete",
+	v := views.Confirm{Title: "Delete “" + r.Name + "”?", Text: text, Action: "/firewall/rulesets/" + r.ID + "/delete?version=" + versionText(r.Version),
 		Submit: "Delete ruleset", CancelHref: "/firewall/rulesets"}
 	return h.confirm(c, "Delete firewall ruleset", views.NavFirewall, v, false)
 }
 
 // DeleteRuleset deletes a ruleset of the account and returns to the list;
-// a refusal (it is attached to a running instance) is shown above it.
+// a refusal (it is attached to a running instance) is shown above it. The
+// confirmation carries the version it showed, so a ruleset someone edited
+// after it was asked about is not deleted unseen.
 func (h *Handlers) DeleteRuleset(c *fiber.Ctx) error {
-	r, err := h.store.DeleteFirewallRuleset(c.UserContext(), actor(c), c.Params("id"), models.Precondition{})
+	r, err := h.store.DeleteFirewallRuleset(c.UserContext(), actor(c), c.Params("id"), versionPrecondition(c.Query("version")))
+	if savedMeanwhile(err) {
+		return h.rulesetsPage(c, fiber.StatusPreconditionFailed, &views.Flash{Kind: views.Danger,
+			Text: "The ruleset was changed after you asked to delete it, so it was not deleted. Look at it again, then delete it if you still want to."})
+	}
 	if notice := refusal(err); notice != nil {
 		return h.rulesetsPage(c, fiber.StatusUnprocessableEntity, notice)
 	} else if err != nil {

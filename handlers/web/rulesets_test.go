@@ -144,7 +144,7 @@ func TestDeleteRuleset(t *testing.T) {
 	b := e.signedIn("ada@example.com")
 	confirm := "/firewall/rulesets/" + r.ID + "/delete"
 	b.get(confirm).expect(http.StatusOK).
-		contains("<!doctype html>", "Delete “Old”?", "It is deleted with its 1 rule. This cannot be undone.", `action="`+confirm+`"`, `href="/firewall/rulesets"`)
+		contains("<!doctype html>", "Delete “Old”?", "It is deleted with its 1 rule. This cannot be undone.", `action="`+confirm+`?version=1"`, `href="/firewall/rulesets"`)
 	b.htmx = true
 	b.header.Set("HX-Target", "dialog")
 	b.get(confirm).expect(http.StatusOK).contains("Delete “Old”?", "data-dialog-close").lacks("<!doctype html>")
@@ -155,6 +155,32 @@ func TestDeleteRuleset(t *testing.T) {
 	b.get("/firewall/rulesets").expect(http.StatusOK).contains("Ruleset “Old” deleted.", "No rulesets yet")
 	b.get("/").contains("Firewall ruleset deleted: “Old”")
 	b.post(confirm, nil).expect(http.StatusNotFound)
+}
+
+// A ruleset edited after its deletion was confirmed is not deleted: the
+// confirmation's version no longer holds, and the list says why.
+func TestDeleteRulesetEditedMeanwhile(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+	r := e.ruleset(ada, "Web", "us-east-1", https)
+	b := e.signedIn("ada@example.com")
+	confirm := "/firewall/rulesets/" + r.ID + "/delete"
+	b.get(confirm).expect(http.StatusOK).contains(`action="` + confirm + `?version=1"`)
+	name := "Web, edited"
+	if _, err := e.store.UpdateFirewallRuleset(context.Background(), ada.Actor(), r.ID,
+		models.UpdateFirewallRulesetInput{Name: &name}); err != nil {
+		t.Fatal(err)
+	}
+	b.post(confirm+"?version=1", nil).expect(http.StatusPreconditionFailed).
+		contains(`class="flash flash-danger"`, "changed after you asked to delete it, so it was not deleted")
+	b.post(confirm+"?version=01", nil).expect(http.StatusPreconditionFailed)
+	if got := e.rulesets(ada); len(got) != 1 || got[0].Name != name {
+		t.Fatalf("rulesets after a stale delete: %+v", got)
+	}
+	b.post(confirm+"?version=2", nil).expect(http.StatusSeeOther).redirectsTo("/firewall/rulesets")
+	if got := e.rulesets(ada); len(got) != 0 {
+		t.Fatalf("rulesets after a current delete: %+v", got)
+	}
 }
 
 // A ruleset attached to a running instance cannot be deleted: the
