@@ -152,7 +152,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 // dispatch claims as many due deliveries as there are idle workers and
-// starts them, until fewer are due; it reports whether every worker is busy.
+// starts them, until fewer are due; it reports whether there is no point
+// in claiming again before a worker finishes: every worker is busy, or
+// what is due was held back for its account's or endpoint's share.
 func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan struct{}, wg *sync.WaitGroup) bool {
 	for {
 		idle := cap(slots) - len(slots)
@@ -160,14 +162,15 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 			d.backlog.Store(true)
 			return true
 		}
-		jobs, err := d.store.ClaimWebhookDeliveries(ctx, d.owner, idle, d.lease)
+		claimed, err := d.store.ClaimWebhooks(ctx, models.WebhookClaim{Owner: d.owner, Limit: idle,
+			Lease: d.lease, Reserve: d.reserve()})
 		if err != nil {
 			if ctx.Err() == nil {
 				d.cfg.Log.Error("webhooks: claiming deliveries failed", "err", err)
 			}
 			return false
 		}
-		for _, job := range jobs {
+		for _, job := range claimed.Jobs {
 			slots <- struct{}{}
 			wg.Add(1)
 			d.busy.add(job.EndpointID, 1)
@@ -189,12 +192,18 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 				}
 			}()
 		}
-		if len(jobs) < idle {
-			d.backlog.Store(false)
-			return false
+		if len(claimed.Jobs) < idle {
+			d.backlog.Store(claimed.HeldBack)
+			return claimed.HeldBack
 		}
 	}
 }
+
+// reserve is how many workers a claim keeps for accounts with nothing in
+// flight: a quarter, so that accounts whose receivers hang hold at most
+// the other three quarters and a newly active account never waits for
+// their timeouts.
+func (d *Dispatcher) reserve() int { return d.cfg.Workers / 4 }
 
 // nextPoll is how long to wait for a wake-up before looking again: until
 // the next delivery falls due, at most PollInterval.
