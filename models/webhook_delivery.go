@@ -20,15 +20,15 @@ const (
 // dispatcher works on it, it holds a lease (owner and expiry); a lease that
 // expires, because its process died, lets another dispatcher take it over.
 type WebhookDelivery struct {
-	ID             string    `gorm:"primaryKey;size:32"`
-	EventID        string    `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:1"`
-	EndpointID     string    `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:2;index"`
-	Status         string    `gorm:"size:16;not null;index:idx_webhook_deliveries_due,priority:1"`
-	NextAttemptAt  time.Time `gorm:"not null;index:idx_webhook_deliveries_due,priority:2"`
-	Tries          int       `gorm:"not null"` // attempts since last queued: the position in the retry schedule
-	Attempts       int       `gorm:"not null"` // attempts ever
-	LeaseOwner     string    `gorm:"size:32;not null"`
-	LeaseUntil     *time.Time
+	ID             string     `gorm:"primaryKey;size:32"`
+	EventID        string     `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:1"`
+	EndpointID     string     `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:2;index"`
+	Status         string     `gorm:"size:16;not null;index:idx_webhook_deliveries_due,priority:1"`
+	NextAttemptAt  time.Time  `gorm:"not null;index:idx_webhook_deliveries_due,priority:2"`
+	Tries          int        `gorm:"not null"` // attempts since last queued: the position in the retry schedule
+	Attempts       int        `gorm:"not null"` // attempts ever
+	LeaseOwner     string     `gorm:"size:32;not null"`
+	LeaseUntil     *time.Time `gorm:"index:idx_webhook_deliveries_leased,where:lease_until IS NOT NULL"`
 	LastStatusCode int        `gorm:"not null"`
 	LastError      string     `gorm:"size:1024;not null"`
 	CreatedAt      time.Time  `gorm:"not null;autoCreateTime:false;index"`
