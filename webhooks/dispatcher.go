@@ -8,6 +8,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -166,7 +167,9 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 			Lease: d.lease, Reserve: d.reserve()})
 		if err != nil {
 			if ctx.Err() == nil {
-				d.cfg.Log.Error("webhooks: claiming deliveries failed", "err", err)
+				// A coded error's text says only that the database is
+				// unavailable; what the driver said is its cause.
+				d.cfg.Log.Error("webhooks: claiming deliveries failed", "err", err, "cause", errors.Unwrap(err))
 			}
 			return false
 		}
