@@ -167,3 +167,58 @@ func TestClaimSharesWorkersBetweenAccounts(t *testing.T) {
 		t.Fatalf("after the leases ended a claim of 4 took %v (%v), want two of each account's", n, err)
 	}
 }
+
+// Many dispatchers claiming at once for one account with more endpoint
+// slots (3 × 4) than its share (8), each through its own connection pool
+// (PostgreSQL when configured), never lease more than the share between
+// them; a last claim tops it up to exactly the share.
+func TestConcurrentClaimsKeepTheAccountShare(t *testing.T) {
+	const claimers = 8
+	cfg := models.DefaultConfig()
+	cfg.PasswordCost = 4
+	clock := modelstest.NewClock()
+	dsn := modelstest.DSN(t)
+	stores := make([]*models.Store, claimers)
+	for i := range stores {
+		stores[i] = modelstest.OpenAt(t, dsn, models.WithConfig(cfg), models.WithClock(clock.Now))
+	}
+	f := &ticketFixture{t: t, ctx: t.Context(), store: stores[0], clock: clock}
+	owner, _ := modelstest.Owner(t, f.store, "owner@example.com")
+	f.owner = owner.Actor()
+	for i := range 3 {
+		if _, _, err := f.store.CreateWebhookEndpoint(f.ctx, f.owner,
+			models.SetWebhookInput{URL: fmt.Sprintf("https://a%d.example.com/", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		f.incident(f.owner, fmt.Sprint("a ", i))
+	}
+	var mu sync.Mutex
+	total := 0
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, store := range stores {
+		wg.Go(func() {
+			<-start
+			jobs, err := store.ClaimWebhookDeliveries(f.ctx, fmt.Sprint("claimer ", i), 3, time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			total += len(jobs)
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	if total > models.DefaultWebhookAccountConcurrency {
+		t.Fatalf("%d claimers leased %d of one account's deliveries at once, want at most its share of %d",
+			claimers, total, models.DefaultWebhookAccountConcurrency)
+	}
+	last, err := stores[0].ClaimWebhookDeliveries(f.ctx, "last", 20, time.Minute)
+	if err != nil || total+len(last) != models.DefaultWebhookAccountConcurrency {
+		t.Fatalf("%d in flight after a last claim (%v), want the account's share of %d",
+			total+len(last), err, models.DefaultWebhookAccountConcurrency)
+	}
+}
