@@ -2,10 +2,12 @@ package webhooks_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -36,8 +38,8 @@ type tenants struct {
 	slow   []*hangingReceiver // one per slow account, shared by its endpoints
 	fast   models.Actor
 	// arrived reports when each of the fast account's events reached
-	// its receiver.
-	arrived chan time.Time
+	// its receiver, by ticket.
+	arrived chan arrival
 }
 
 // newTenants opens dispatchers on one database (workers each), gives
@@ -46,7 +48,7 @@ type tenants struct {
 func newTenants(t *testing.T, dispatchers, workers, slowAccounts int, configure func(*models.Config)) *tenants {
 	t.Helper()
 	tn := &tenants{t: t, ctx: context.Background(), stores: openSharedWith(t, dispatchers, configure),
-		arrived: make(chan time.Time, 1000)}
+		arrived: make(chan arrival, 1000)}
 	for i := range slowAccounts {
 		owner, _ := modelstest.Owner(t, tn.stores[0], fmt.Sprintf("slow%d@example.com", i))
 		rc := newHangingReceiver(t)
@@ -58,10 +60,18 @@ func newTenants(t *testing.T, dispatchers, workers, slowAccounts int, configure 
 			}
 		}
 	}
-	fast := newReceiver(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		tn.arrived <- time.Now()
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		at := time.Now()
+		var env struct {
+			Data struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&env)
+		tn.arrived <- arrival{ticketID: env.Data.ID, at: at}
 		w.WriteHeader(http.StatusNoContent)
-	})
+	}))
+	t.Cleanup(fast.Close)
 	owner, _ := modelstest.Owner(t, tn.stores[0], "fast@example.com")
 	tn.fast = owner.Actor()
 	if _, _, err := tn.stores[0].SetWebhook(tn.ctx, tn.fast, models.SetWebhookInput{URL: fast.URL}); err != nil {
@@ -150,19 +160,40 @@ func (tn *tenants) slowHolding() int32 {
 	return n
 }
 
-// measureFast opens n tickets on the fast account, one after another,
-// and returns how long each took from before its write to its arrival.
-// It stops early, failing, once the whole measure has taken budget.
-func (tn *tenants) measureFast(n int, budget time.Duration) []time.Duration {
+// measureFast opens n tickets on the fast account, one every pace (a
+// steady trickle, so that some fall due while the slow accounts' attempts
+// hold their workers), and returns how long each took from before its
+// write to its arrival. It fails once the whole measure has taken budget.
+func (tn *tenants) measureFast(n int, pace, budget time.Duration) []time.Duration {
 	tn.t.Helper()
-	var took []time.Duration
 	end := time.After(budget)
-	for i := range n {
-		start := time.Now()
-		tn.ticket(i, tn.fast) // its event is the only one of the fast account on its way
+	written := map[string]time.Time{}
+	var took []time.Duration
+	var early []arrival // arrived before CreateTicket returned its id
+	settle := func(a arrival) {
+		if start, ok := written[a.ticketID]; ok {
+			took = append(took, a.at.Sub(start))
+			delete(written, a.ticketID)
+		} else {
+			early = append(early, a)
+		}
+	}
+	tick := time.NewTicker(pace)
+	defer tick.Stop()
+	for i := 0; i < n || len(took) < n; {
 		select {
-		case at := <-tn.arrived:
-			took = append(took, at.Sub(start))
+		case <-tick.C:
+			if i < n {
+				start := time.Now()
+				written[tn.ticket(i, tn.fast).ID] = start
+				i++
+				for _, a := range slices.Clone(early) {
+					early = slices.DeleteFunc(early, func(e arrival) bool { return e == a })
+					settle(a)
+				}
+			}
+		case a := <-tn.arrived:
+			settle(a)
 		case <-end:
 			tn.t.Fatalf("after %s only %d of %d fast events had arrived (took %v)", budget, len(took), n, took)
 		}
@@ -186,7 +217,7 @@ func TestSlowAccountsDoNotDelayAFastOne(t *testing.T) {
 	const workers, slowAccounts, samples = 16, 3, 100
 	tn := newTenants(t, 1, workers, slowAccounts, nil)
 	tn.loadSlowAccounts(20, workers/2)
-	took := tn.measureFast(samples, 30*time.Second)
+	took := tn.measureFast(samples, 50*time.Millisecond, 30*time.Second)
 	p50, p99 := percentile(took, 0.5), percentile(took, 0.99)
 	t.Logf("on %s, with %d slow accounts holding %d requests: the fast account's p50 %v, p99 %v, max %v",
 		modelstest.Backend(), slowAccounts, tn.slowHolding(), p50, p99, slices.Max(took))
@@ -203,7 +234,7 @@ func TestAccountShareHoldsAcrossDispatchers(t *testing.T) {
 	const share, workers, samples = 6, 16, 50
 	tn := newTenants(t, 2, workers, 1, func(c *models.Config) { c.WebhookAccountConcurrency = share })
 	tn.loadSlowAccounts(10, share)
-	took := tn.measureFast(samples, 30*time.Second)
+	took := tn.measureFast(samples, 50*time.Millisecond, 30*time.Second)
 	p99 := percentile(took, 0.99)
 	t.Logf("on %s, two dispatchers: the slow account held at most %d requests; the fast account's p50 %v, p99 %v",
 		modelstest.Backend(), tn.slow[0].peak.Load(), percentile(took, 0.5), p99)
