@@ -51,6 +51,10 @@ type Config struct {
 	// WebhookEndpointConcurrency caps the deliveries in flight to one
 	// endpoint, across dispatchers; 0 means the default.
 	WebhookEndpointConcurrency int
+	// WebhookAccountConcurrency caps the deliveries in flight to all of
+	// one account's endpoints together, across dispatchers; 0 means the
+	// default.
+	WebhookAccountConcurrency int
 	// WebhookSecretGrace is how long a rotated-away signing secret keeps
 	// signing beside the new one; 0 means DefaultWebhookSecretGrace.
 	WebhookSecretGrace time.Duration

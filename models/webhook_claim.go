@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -12,6 +13,12 @@ import (
 // may have in flight at once, across dispatchers, unless configured.
 const DefaultWebhookEndpointConcurrency = 4
 
+// DefaultWebhookAccountConcurrency is how many deliveries all of one
+// account's endpoints together may have in flight at once, across
+// dispatchers, unless configured: half the default workers of one
+// dispatcher, so one account whose receivers hang cannot take them all.
+const DefaultWebhookAccountConcurrency = 8
+
 // WebhookEndpointConcurrency is how many deliveries one endpoint may have
 // in flight at once (Config.WebhookEndpointConcurrency).
 func (s *Store) WebhookEndpointConcurrency() int {
@@ -19,6 +26,92 @@ func (s *Store) WebhookEndpointConcurrency() int {
 		return s.cfg.WebhookEndpointConcurrency
 	}
 	return DefaultWebhookEndpointConcurrency
+}
+
+// WebhookAccountConcurrency is how many deliveries one account's
+// endpoints together may have in flight at once
+// (Config.WebhookAccountConcurrency).
+func (s *Store) WebhookAccountConcurrency() int {
+	if s.cfg.WebhookAccountConcurrency > 0 {
+		return s.cfg.WebhookAccountConcurrency
+	}
+	return DefaultWebhookAccountConcurrency
+}
+
+// WebhookClaim asks for due deliveries for one dispatcher.
+type WebhookClaim struct {
+	Owner string        // the dispatcher's lease owner id
+	Limit int           // its idle workers
+	Lease time.Duration // how long the claim holds
+	// Reserve is how many of the Limit workers only accounts with nothing
+	// in flight may take (one each), so that a newly active account finds
+	// a worker while others' hanging receivers hold the rest.
+	Reserve int
+}
+
+// ClaimedWebhooks is what a claim leased.
+type ClaimedWebhooks struct {
+	Jobs []DeliveryJob
+	// HeldBack reports that due deliveries were left, with workers idle,
+	// because their endpoint or account had its share in flight (or only
+	// the reserve was left): claiming again helps only once an attempt ends.
+	HeldBack bool
+}
+
+// ClaimWebhooks leases due deliveries of enabled endpoints to c.Owner
+// until c.Lease from now, at most c.Limit, shared fairly between accounts
+// and within each between its endpoints (claimShares): counted from the
+// unexpired leases of every dispatcher, no endpoint has more than
+// Config.WebhookEndpointConcurrency in flight and no account more than
+// Config.WebhookAccountConcurrency; an account with nothing in flight
+// may use the reserve; the rest goes to the accounts with the fewest in
+// flight. So a receiver that hangs, or a burst to one account, holds up
+// only its own account's deliveries.
+//
+// On PostgreSQL every enabled endpoint of the accounts being claimed for
+// is locked (FOR NO KEY UPDATE SKIP LOCKED) before their leases are
+// counted, so two dispatchers never count the same free slot of an
+// account; an account another dispatcher is claiming for is left to it.
+// SQLite serialises writers. It is the dispatcher's operation, not a
+// user's.
+func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebhooks, error) {
+	now := s.Now()
+	shares := claimShares{limit: c.Limit, reserve: c.Reserve,
+		endpointCap: s.WebhookEndpointConcurrency(), accountCap: s.WebhookAccountConcurrency()}
+	var out ClaimedWebhooks
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		out = ClaimedWebhooks{}
+		due, err := dueEndpoints(tx, now, nil)
+		if err != nil || len(due) == 0 {
+			return err
+		}
+		endpointBusy, accountBusy, err := inFlight(tx, now, nil)
+		if err != nil {
+			return err
+		}
+		take, heldBack := shares.allocate(due, endpointBusy, accountBusy)
+		out.HeldBack = heldBack
+		accounts, err := lockAccountsEndpoints(tx, accountsOf(due, take))
+		if err != nil || len(accounts) == 0 {
+			return err
+		}
+		// Counted again under the locks: the first look may predate
+		// another dispatcher's commit.
+		if due, err = dueEndpoints(tx, now, accounts); err != nil {
+			return err
+		}
+		if endpointBusy, accountBusy, err = inFlight(tx, now, accounts); err != nil {
+			return err
+		}
+		take, out.HeldBack = shares.allocate(due, endpointBusy, accountBusy)
+		ids, err := pickDeliveries(tx, now, due, take)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		out.Jobs, err = leaseDeliveries(tx, ids, c.Owner, now.Add(c.Lease))
+		return err
+	})
+	return out, err
 }
 
 // skipLocked makes a PostgreSQL query pass over rows another transaction
@@ -32,69 +125,133 @@ func claimable(db *gorm.DB, now time.Time) *gorm.DB {
 		Where("status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)", DeliveryPending, now, now)
 }
 
+// dueEndpoints lists the enabled endpoints (of accounts, unless nil) with
+// claimable deliveries, the one with the oldest due delivery first.
+func dueEndpoints(tx *gorm.DB, now time.Time, accounts []string) ([]dueEndpoint, error) {
+	q := tx.Table("webhook_deliveries AS d").
+		Select("d.endpoint_id, p.account_id, COUNT(*) AS due").
+		Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
+		Where("d.status = ? AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)", DeliveryPending, now, now).
+		Where("p.enabled = ?", true)
+	if accounts != nil {
+		q = q.Where("p.account_id IN ?", accounts)
+	}
+	var due []dueEndpoint
+	err := q.Group("d.endpoint_id, p.account_id").Order("MIN(d.next_attempt_at), d.endpoint_id").Scan(&due).Error
+	return due, err
+}
+
+// inFlight counts the deliveries under an unexpired lease, per endpoint
+// and per account (of accounts, unless nil).
+func inFlight(tx *gorm.DB, now time.Time, accounts []string) (endpoints, byAccount map[string]int, err error) {
+	q := tx.Table("webhook_deliveries AS d").
+		Select("d.endpoint_id, p.account_id, COUNT(*) AS n").
+		Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
+		Where("d.status = ? AND d.lease_until > ?", DeliveryPending, now)
+	if accounts != nil {
+		q = q.Where("p.account_id IN ?", accounts)
+	}
+	var rows []struct {
+		EndpointID, AccountID string
+		N                     int
+	}
+	if err := q.Group("d.endpoint_id, p.account_id").Scan(&rows).Error; err != nil {
+		return nil, nil, err
+	}
+	endpoints, byAccount = map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		endpoints[r.EndpointID] += r.N
+		byAccount[r.AccountID] += r.N
+	}
+	return endpoints, byAccount, nil
+}
+
+// accountsOf lists the accounts of the endpoints take has a share for.
+func accountsOf(due []dueEndpoint, take map[string]int) []string {
+	var accounts []string
+	for _, d := range due {
+		if take[d.EndpointID] > 0 && !slices.Contains(accounts, d.AccountID) {
+			accounts = append(accounts, d.AccountID)
+		}
+	}
+	return accounts
+}
+
+// lockAccountsEndpoints locks every enabled endpoint of accounts on
+// PostgreSQL, passing over rows another transaction holds, and returns
+// the accounts whose endpoints it locked all of: another dispatcher is
+// claiming for the rest (or their endpoints are being edited), and
+// counting their leases now could count a slot it is taking.
+func lockAccountsEndpoints(tx *gorm.DB, accounts []string) ([]string, error) {
+	if len(accounts) == 0 {
+		return nil, nil
+	}
+	var all, locked []struct{ ID, AccountID string }
+	enabled := func() *gorm.DB {
+		return tx.Model(&WebhookEndpoint{}).Select("id, account_id").Where("account_id IN ? AND enabled = ?", accounts, true)
+	}
+	if err := enabled().Scan(&all).Error; err != nil {
+		return nil, err
+	}
+	// NO KEY UPDATE: strong enough to keep two claims apart, and unlike
+	// UPDATE it lets tickets insert deliveries for the endpoints meanwhile.
+	if err := enabled().Clauses(clause.Locking{Strength: "NO KEY UPDATE", Options: "SKIP LOCKED"}).
+		Scan(&locked).Error; err != nil {
+		return nil, err
+	}
+	missing := map[string]int{}
+	for _, e := range all {
+		missing[e.AccountID]++
+	}
+	for _, e := range locked {
+		missing[e.AccountID]--
+	}
+	return slices.DeleteFunc(slices.Clone(accounts), func(a string) bool { return missing[a] != 0 }), nil
+}
+
+// pickDeliveries chooses, for each endpoint, its share of due
+// deliveries, the oldest first, taking the endpoints in turn: the first
+// of each, then the second of each, and so on.
+func pickDeliveries(tx *gorm.DB, now time.Time, due []dueEndpoint, take map[string]int) ([]string, error) {
+	var queues [][]string
+	limit := 0
+	for _, d := range due {
+		n := take[d.EndpointID]
+		if n == 0 {
+			continue
+		}
+		var ids []string
+		if err := claimable(tx, now).Clauses(skipLocked).Where("endpoint_id = ?", d.EndpointID).
+			Order("next_attempt_at, id").Limit(n).Pluck("id", &ids).Error; err != nil {
+			return nil, err
+		}
+		queues, limit = append(queues, ids), limit+len(ids)
+	}
+	return roundRobin(queues, limit), nil
+}
+
+// leaseDeliveries leases ids to owner until until and returns them as
+// jobs.
+func leaseDeliveries(tx *gorm.DB, ids []string, owner string, until time.Time) ([]DeliveryJob, error) {
+	if err := tx.Model(&WebhookDelivery{}).Where("id IN ?", ids).
+		Updates(map[string]any{"lease_owner": owner, "lease_until": until}).Error; err != nil {
+		return nil, err
+	}
+	var jobs []DeliveryJob
+	err := tx.Table("webhook_deliveries AS d").
+		Select("d.id AS delivery_id, d.event_id, d.tries, e.type AS event_type, e.payload, d.endpoint_id, p.url, p.token, p.secret, p.previous_secret, p.previous_secret_until").
+		Joins("JOIN webhook_events e ON e.id = d.event_id").
+		Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
+		Where("d.id IN ?", ids).Order("d.next_attempt_at, d.id").Scan(&jobs).Error
+	return jobs, err
+}
+
 // saturated selects the endpoints that have WebhookEndpointConcurrency
 // deliveries or more under an unexpired lease.
 func (s *Store) saturated(db *gorm.DB, now time.Time) *gorm.DB {
 	return db.Model(&WebhookDelivery{}).Select("endpoint_id").
 		Where("status = ? AND lease_until > ?", DeliveryPending, now).
 		Group("endpoint_id").Having("COUNT(*) >= ?", s.WebhookEndpointConcurrency())
-}
-
-// lockClaimableEndpoints returns up to limit enabled endpoints that have
-// due deliveries and looked below their in-flight cap, oldest due delivery
-// first, locking each on PostgreSQL (skipping those another dispatcher is
-// claiming for). The cap is counted again once they are locked: the
-// first look may predate another dispatcher's commit.
-func (s *Store) lockClaimableEndpoints(tx *gorm.DB, now time.Time, limit int) ([]string, error) {
-	var ids, locked []string
-	enabled := tx.Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)
-	err := claimable(tx, now).Where("endpoint_id IN (?)", enabled).
-		Where("endpoint_id NOT IN (?)", s.saturated(tx, now)).
-		Group("endpoint_id").Order("MIN(next_attempt_at), endpoint_id").Limit(limit).Pluck("endpoint_id", &ids).Error
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	// NO KEY UPDATE: strong enough to keep two claims apart, and unlike
-	// UPDATE it lets tickets insert deliveries for the endpoint meanwhile.
-	err = tx.Model(&WebhookEndpoint{}).Clauses(clause.Locking{Strength: "NO KEY UPDATE", Options: "SKIP LOCKED"}).
-		Where("id IN ? AND enabled = ?", ids, true).Pluck("id", &locked).Error
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(ids, func(id string) bool { return !slices.Contains(locked, id) }), nil
-}
-
-// pickDeliveries chooses up to limit due deliveries of the locked
-// endpoints, each within its free slots, round-robin.
-func (s *Store) pickDeliveries(tx *gorm.DB, now time.Time, endpoints []string, limit int) ([]string, error) {
-	var busy []struct {
-		EndpointID string
-		N          int
-	}
-	err := tx.Model(&WebhookDelivery{}).Select("endpoint_id, COUNT(*) AS n").
-		Where("endpoint_id IN ? AND status = ? AND lease_until > ?", endpoints, DeliveryPending, now).
-		Group("endpoint_id").Scan(&busy).Error
-	if err != nil {
-		return nil, err
-	}
-	inFlight := make(map[string]int, len(busy))
-	for _, b := range busy {
-		inFlight[b.EndpointID] = b.N
-	}
-	queues := make([][]string, 0, len(endpoints))
-	for _, id := range endpoints {
-		free := min(s.WebhookEndpointConcurrency()-inFlight[id], limit)
-		if free <= 0 {
-			continue
-		}
-		var due []string
-		if err := claimable(tx, now).Clauses(skipLocked).Where("endpoint_id = ?", id).
-			Order("next_attempt_at, id").Limit(free).Pluck("id", &due).Error; err != nil {
-			return nil, err
-		}
-		queues = append(queues, due)
-	}
-	return roundRobin(queues, limit), nil
 }
 
 // roundRobin takes the first of each queue, then the second of each, and

@@ -125,3 +125,100 @@ func TestConcurrentClaimsKeepTheCap(t *testing.T) {
 		t.Fatalf("%v in flight after a last claim, want each endpoint at its cap of %d", n, models.DefaultWebhookEndpointConcurrency)
 	}
 }
+
+// An account's endpoints together have at most the account's share in
+// flight, whatever their own caps leave; the workers a claim reserves go
+// only to an account with nothing in flight, one each, and a claim that
+// leaves due deliveries for lack of share says so.
+func TestClaimSharesWorkersBetweenAccounts(t *testing.T) {
+	f := newTicketFixture(t)
+	for i := range 3 { // 12 endpoint slots, above the account's 8
+		if _, _, err := f.store.CreateWebhookEndpoint(f.ctx, f.owner,
+			models.SetWebhookInput{URL: fmt.Sprintf("https://a%d.example.com/", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 6 {
+		f.incident(f.owner, fmt.Sprint("burst ", i))
+	}
+	first, err := f.store.ClaimWebhooks(f.ctx, models.WebhookClaim{Owner: "one", Limit: 20, Lease: time.Minute})
+	if err != nil || len(first.Jobs) != models.DefaultWebhookAccountConcurrency || !first.HeldBack {
+		t.Fatalf("claimed %d (held back %v, %v), want the account's share of %d and the rest held back",
+			len(first.Jobs), first.HeldBack, err, models.DefaultWebhookAccountConcurrency)
+	}
+	b := f.webhook(f.other, "https://b.example.com/")
+	for i := range 3 {
+		f.incident(f.other, fmt.Sprint("b ", i))
+	}
+	// The owner is at its share already; of 4 idle workers, 3 reserved, B
+	// (nothing in flight) gets one reserved and the one shared.
+	second, err := f.store.ClaimWebhooks(f.ctx, models.WebhookClaim{Owner: "two", Limit: 4, Reserve: 3, Lease: time.Minute})
+	if n := claimed(second.Jobs); err != nil || len(second.Jobs) != 2 || n[b.ID] != 2 || !second.HeldBack {
+		t.Fatalf("claimed %v (held back %v, %v), want 2 of B's, one reserved and one shared", n, second.HeldBack, err)
+	}
+	// B has deliveries in flight now: the reserve is not for it.
+	third, err := f.store.ClaimWebhooks(f.ctx, models.WebhookClaim{Owner: "three", Limit: 3, Reserve: 3, Lease: time.Minute})
+	if err != nil || len(third.Jobs) != 0 || !third.HeldBack {
+		t.Fatalf("claimed %v (held back %v, %v) from the reserve for accounts already in flight", claimed(third.Jobs), third.HeldBack, err)
+	}
+	f.clock.Advance(time.Minute) // every lease has ended
+	fourth, err := f.store.ClaimWebhooks(f.ctx, models.WebhookClaim{Owner: "four", Limit: 4, Lease: time.Minute})
+	if n := claimed(fourth.Jobs); err != nil || n[b.ID] != 2 || len(fourth.Jobs) != 4 {
+		t.Fatalf("after the leases ended a claim of 4 took %v (%v), want two of each account's", n, err)
+	}
+}
+
+// Many dispatchers claiming at once for one account with more endpoint
+// slots (3 × 4) than its share (8), each through its own connection pool
+// (PostgreSQL when configured), never lease more than the share between
+// them; a last claim tops it up to exactly the share.
+func TestConcurrentClaimsKeepTheAccountShare(t *testing.T) {
+	const claimers = 8
+	cfg := models.DefaultConfig()
+	cfg.PasswordCost = 4
+	clock := modelstest.NewClock()
+	dsn := modelstest.DSN(t)
+	stores := make([]*models.Store, claimers)
+	for i := range stores {
+		stores[i] = modelstest.OpenAt(t, dsn, models.WithConfig(cfg), models.WithClock(clock.Now))
+	}
+	f := &ticketFixture{t: t, ctx: t.Context(), store: stores[0], clock: clock}
+	owner, _ := modelstest.Owner(t, f.store, "owner@example.com")
+	f.owner = owner.Actor()
+	for i := range 3 {
+		if _, _, err := f.store.CreateWebhookEndpoint(f.ctx, f.owner,
+			models.SetWebhookInput{URL: fmt.Sprintf("https://a%d.example.com/", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		f.incident(f.owner, fmt.Sprint("a ", i))
+	}
+	var mu sync.Mutex
+	total := 0
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, store := range stores {
+		wg.Go(func() {
+			<-start
+			jobs, err := store.ClaimWebhookDeliveries(f.ctx, fmt.Sprint("claimer ", i), 3, time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			total += len(jobs)
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	if total > models.DefaultWebhookAccountConcurrency {
+		t.Fatalf("%d claimers leased %d of one account's deliveries at once, want at most its share of %d",
+			claimers, total, models.DefaultWebhookAccountConcurrency)
+	}
+	last, err := stores[0].ClaimWebhookDeliveries(f.ctx, "last", 20, time.Minute)
+	if err != nil || total+len(last) != models.DefaultWebhookAccountConcurrency {
+		t.Fatalf("%d in flight after a last claim (%v), want the account's share of %d",
+			total+len(last), err, models.DefaultWebhookAccountConcurrency)
+	}
+}

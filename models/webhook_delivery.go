@@ -20,15 +20,15 @@ const (
 // dispatcher works on it, it holds a lease (owner and expiry); a lease that
 // expires, because its process died, lets another dispatcher take it over.
 type WebhookDelivery struct {
-	ID             string    `gorm:"primaryKey;size:32"`
-	EventID        string    `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:1"`
-	EndpointID     string    `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:2;index"`
-	Status         string    `gorm:"size:16;not null;index:idx_webhook_deliveries_due,priority:1"`
-	NextAttemptAt  time.Time `gorm:"not null;index:idx_webhook_deliveries_due,priority:2"`
-	Tries          int       `gorm:"not null"` // attempts since last queued: the position in the retry schedule
-	Attempts       int       `gorm:"not null"` // attempts ever
-	LeaseOwner     string    `gorm:"size:32;not null"`
-	LeaseUntil     *time.Time
+	ID             string     `gorm:"primaryKey;size:32"`
+	EventID        string     `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:1"`
+	EndpointID     string     `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:2;index"`
+	Status         string     `gorm:"size:16;not null;index:idx_webhook_deliveries_due,priority:1"`
+	NextAttemptAt  time.Time  `gorm:"not null;index:idx_webhook_deliveries_due,priority:2"`
+	Tries          int        `gorm:"not null"` // attempts since last queued: the position in the retry schedule
+	Attempts       int        `gorm:"not null"` // attempts ever
+	LeaseOwner     string     `gorm:"size:32;not null"`
+	LeaseUntil     *time.Time `gorm:"index:idx_webhook_deliveries_leased,where:lease_until IS NOT NULL"`
 	LastStatusCode int        `gorm:"not null"`
 	LastError      string     `gorm:"size:1024;not null"`
 	CreatedAt      time.Time  `gorm:"not null;autoCreateTime:false;index"`
@@ -86,41 +86,12 @@ type DeliveryDecision struct {
 	Stopped bool
 }
 
-// ClaimWebhookDeliveries leases up to limit due deliveries of enabled
-// endpoints to owner until lease from now. It is fair across endpoints:
-// no endpoint has more than Config.WebhookEndpointConcurrency deliveries
-// in flight, counted from the unexpired leases of every dispatcher, and
-// deliveries are taken round-robin, the oldest due one of each endpoint
-// first (endpoints ordered by their oldest due delivery), then the second
-// of each, and so on; so a receiver that hangs, or a burst to one
-// endpoint, holds up only its own deliveries. On PostgreSQL the endpoints
-// being claimed for are locked (FOR NO KEY UPDATE SKIP LOCKED) before
-// their leases are counted, so two dispatchers never count the same free
-// slot, and leased or locked deliveries are skipped; SQLite serialises
-// writers. It is the dispatcher's operation, not a user's.
+// ClaimWebhookDeliveries is ClaimWebhooks with no reserve: up to limit
+// due deliveries leased to owner for lease, shared fairly between
+// accounts and endpoints.
 func (s *Store) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int, lease time.Duration) ([]DeliveryJob, error) {
-	now := s.Now()
-	var jobs []DeliveryJob
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		endpoints, err := s.lockClaimableEndpoints(tx, now, limit)
-		if err != nil || len(endpoints) == 0 {
-			return err
-		}
-		ids, err := s.pickDeliveries(tx, now, endpoints, limit)
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		if err := tx.Model(&WebhookDelivery{}).Where("id IN ?", ids).
-			Updates(map[string]any{"lease_owner": owner, "lease_until": now.Add(lease)}).Error; err != nil {
-			return err
-		}
-		return tx.Table("webhook_deliveries AS d").
-			Select("d.id AS delivery_id, d.event_id, d.tries, e.type AS event_type, e.payload, d.endpoint_id, p.url, p.token, p.secret, p.previous_secret, p.previous_secret_until").
-			Joins("JOIN webhook_events e ON e.id = d.event_id").
-			Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
-			Where("d.id IN ?", ids).Order("d.next_attempt_at, d.id").Scan(&jobs).Error
-	})
-	return jobs, err
+	claimed, err := s.ClaimWebhooks(ctx, WebhookClaim{Owner: owner, Limit: limit, Lease: lease})
+	return claimed.Jobs, err
 }
 
 // AttemptRecord is a finished attempt of a claimed delivery and what the

@@ -8,6 +8,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -95,7 +96,7 @@ type Dispatcher struct {
 	client   *http.Client
 	wake     chan struct{}
 	finished chan finished // attempts for the recorder to store
-	backlog  atomic.Bool   // the last claim filled every worker: more may be due
+	backlog  atomic.Bool   // the last claim filled every worker or held deliveries back: more may be due
 	busy     endpointLoad  // attempts in flight here, per endpoint
 }
 
@@ -146,28 +147,38 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		case <-freed:
 		case <-timer.C:
 		}
-		saturated := d.dispatch(ctx, sends, slots, freed, &wg)
-		timer.Reset(d.nextPoll(ctx, saturated))
+		timer.Reset(d.nextPoll(ctx, d.dispatch(ctx, sends, slots, freed, &wg)))
 	}
 }
 
+// claimOutcome is what the last round of claims left.
+type claimOutcome int
+
+const (
+	claimedAllDue claimOutcome = iota // nothing due was left (or the claim failed)
+	workersBusy                       // every worker is busy
+	heldBack                          // due deliveries wait for their account's or endpoint's share
+)
+
 // dispatch claims as many due deliveries as there are idle workers and
-// starts them, until fewer are due; it reports whether every worker is busy.
-func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan struct{}, wg *sync.WaitGroup) bool {
+// starts them, until fewer are due.
+func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan struct{}, wg *sync.WaitGroup) claimOutcome {
 	for {
 		idle := cap(slots) - len(slots)
 		if idle == 0 {
 			d.backlog.Store(true)
-			return true
+			return workersBusy
 		}
-		jobs, err := d.store.ClaimWebhookDeliveries(ctx, d.owner, idle, d.lease)
+		claimed, err := d.claim(ctx, idle)
 		if err != nil {
 			if ctx.Err() == nil {
-				d.cfg.Log.Error("webhooks: claiming deliveries failed", "err", err)
+				// A coded error's text says only that the database is
+				// unavailable; what the driver said is its cause.
+				d.cfg.Log.Error("webhooks: claiming deliveries failed", "err", err, "cause", errors.Unwrap(err))
 			}
-			return false
+			return claimedAllDue
 		}
-		for _, job := range jobs {
+		for _, job := range claimed.Jobs {
 			slots <- struct{}{}
 			wg.Add(1)
 			d.busy.add(job.EndpointID, 1)
@@ -189,28 +200,61 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 				}
 			}()
 		}
-		if len(jobs) < idle {
-			d.backlog.Store(false)
-			return false
+		if len(claimed.Jobs) < idle {
+			d.backlog.Store(claimed.HeldBack)
+			if claimed.HeldBack {
+				return heldBack
+			}
+			return claimedAllDue
 		}
 	}
 }
 
+// claim leases up to idle due deliveries. It is bounded by half the
+// lease: the leases count from the claim's start, and a claim that took
+// longer would hand out deliveries already free for others to take.
+func (d *Dispatcher) claim(ctx context.Context, idle int) (models.ClaimedWebhooks, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.lease/2)
+	defer cancel()
+	return d.store.ClaimWebhooks(ctx, models.WebhookClaim{Owner: d.owner, Limit: idle,
+		Lease: d.lease, Reserve: d.reserve()})
+}
+
+// reserve is how many workers a claim keeps for accounts with nothing in
+// flight: a quarter, so that accounts whose receivers hang hold at most
+// the other three quarters and a newly active account never waits for
+// their timeouts.
+func (d *Dispatcher) reserve() int { return d.cfg.Workers / 4 }
+
 // nextPoll is how long to wait for a wake-up before looking again: until
-// the next delivery falls due, at most PollInterval.
-func (d *Dispatcher) nextPoll(ctx context.Context, saturated bool) time.Duration {
+// the next delivery falls due, at most PollInterval. Workers finishing
+// wake the loop when all are busy; while deliveries are held back for
+// their share, it also looks again every heldBackPoll, for other
+// accounts' retries falling due.
+func (d *Dispatcher) nextPoll(ctx context.Context, last claimOutcome) time.Duration {
 	wait := d.cfg.PollInterval
-	if saturated || ctx.Err() != nil {
-		return wait // a worker finishing wakes the loop
+	if last == workersBusy || ctx.Err() != nil {
+		return wait
 	}
+	// A floor keeps a delivery that is due but cannot be claimed (another
+	// process holds it, or it waits for its share) from turning the loop
+	// into a spin.
+	floor := 50 * time.Millisecond
+	if last == heldBack {
+		floor = heldBackPoll
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.lease/2)
+	defer cancel()
 	due, err := d.store.NextWebhookDue(ctx)
 	if err != nil || due == nil {
 		return wait
 	}
-	// A floor keeps a delivery that is due but cannot be claimed (another
-	// process holds it) from turning the loop into a spin.
-	return min(wait, max(due.Sub(d.store.Now()), 50*time.Millisecond))
+	return min(wait, max(due.Sub(d.store.Now()), floor))
 }
+
+// heldBackPoll is how often the dispatcher looks for due deliveries while
+// some are held back for their share and no attempt ends meanwhile.
+const heldBackPoll = time.Second
 
 // deliver makes one attempt and stores it with the decision it leads to.
 // An attempt cut short by shutdown is not an attempt: the lease is

@@ -109,6 +109,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.Capacity = capacity
 	cfg.WebhookAllowPrivate = dispatch.AllowPrivate
 	cfg.WebhookEndpointConcurrency = f.webhooks.perEndpoint
+	cfg.WebhookAccountConcurrency = f.webhooks.perAccount
 	cfg.WebhookSecretGrace = f.webhooks.secretGrace
 	store := models.NewStore(db, models.WithConfig(cfg))
 	dispatch.Log, dispatch.Metrics = log, meters

@@ -19,6 +19,7 @@ type webhookFlags struct {
 	retention    time.Duration
 	workers      int
 	perEndpoint  int
+	perAccount   int
 	secretGrace  time.Duration
 }
 
@@ -32,6 +33,8 @@ func (w *webhookFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&w.workers, "webhook-workers", webhooks.DefaultWorkers, "webhook deliveries in flight at once")
 	fs.IntVar(&w.perEndpoint, "webhook-endpoint-workers", models.DefaultWebhookEndpointConcurrency,
 		"webhook deliveries in flight at once to one endpoint, across replicas")
+	fs.IntVar(&w.perAccount, "webhook-account-workers", models.DefaultWebhookAccountConcurrency,
+		"webhook deliveries in flight at once to all of one account's endpoints, across replicas")
 	fs.DurationVar(&w.secretGrace, "webhook-secret-grace", models.DefaultWebhookSecretGrace,
 		"how long a rotated-away webhook signing secret keeps signing beside the new one")
 }
@@ -51,6 +54,8 @@ func (w *webhookFlags) config() (webhooks.Config, error) {
 		return webhooks.Config{}, fmt.Errorf("--webhook-workers must be positive")
 	case w.perEndpoint <= 0:
 		return webhooks.Config{}, fmt.Errorf("--webhook-endpoint-workers must be positive")
+	case w.perAccount <= 0:
+		return webhooks.Config{}, fmt.Errorf("--webhook-account-workers must be positive")
 	case w.secretGrace <= 0:
 		return webhooks.Config{}, fmt.Errorf("--webhook-secret-grace must be positive")
 	}

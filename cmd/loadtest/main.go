@@ -28,6 +28,7 @@ import (
 
 type options struct {
 	clients, perAccount int
+	hangingWebhooks     int
 	duration, timeout   time.Duration
 	database, binary    string
 	debugAddr           string
@@ -45,6 +46,7 @@ func main() {
 	var o options
 	flag.IntVar(&o.clients, "clients", 64, "clients sending requests at once")
 	flag.IntVar(&o.perAccount, "clients-per-account", 4, "clients sharing one account (and its quotas and rows)")
+	flag.IntVar(&o.hangingWebhooks, "hanging-webhooks", 0, "accounts whose webhook receiver never answers (the others answer 204 at once)")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long the clients start new requests")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "how long one request may take before it counts as unanswered")
 	flag.StringVar(&o.database, "database", "", "a postgres:// URL of a server to create (and drop) a fresh database on; SQLite in a temporary file when empty")
@@ -165,11 +167,19 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	if o.scenario == "signin" {
 		return runSignIn(ctx, o, srv, bin, dsn, out)
 	}
-	keys, err := createAccounts(ctx, bin, dsn, accounts)
+	receiver, hanging := newWebhookReceiver(false), newWebhookReceiver(true)
+	defer receiver.Close()
+	defer hanging.Close()
+	keys, err := createAccounts(ctx, bin, dsn, accounts, func(account int) string {
+		if account < o.hangingWebhooks {
+			return hanging.URL
+		}
+		return receiver.URL
+	})
 	if err != nil {
 		return err
 	}
-	return loadAndReport(ctx, o, srv, dsn, keys, out)
+	return loadAndReport(ctx, o, srv, dsn, keys, receiver, out)
 }
 
 // stopGrace is how long the server may drain after SIGTERM: a little
@@ -185,8 +195,9 @@ func backend(database string) string {
 }
 
 // serverArgs starts the server as the load needs it: no rate limits, a
-// short boot, and capacity for about two instances per account on each
-// launch target, so launches succeed and sometimes meet a full region.
+// short boot, capacity for about two instances per account on each
+// launch target, so launches succeed and sometimes meet a full region,
+// and webhooks allowed to the run's receiver on loopback.
 func serverArgs(dsn string, accounts int, boot time.Duration) []string {
 	capacity := ""
 	for i, t := range launchTargets {
@@ -196,7 +207,8 @@ func serverArgs(dsn string, accounts int, boot time.Duration) []string {
 		capacity += fmt.Sprintf("%s:%s=%d", t[0], t[1], 2*accounts)
 	}
 	return []string{"--database", dsn, "--rate-limit", "off", "--launch-rate-limit", "off",
-		"--instance-boot-time", boot.String(), "--instance-capacity", capacity, "--log-level", "info"}
+		"--instance-boot-time", boot.String(), "--instance-capacity", capacity, "--log-level", "info",
+		"--webhook-allow-private"}
 }
 
 // profileCPU starts Go's CPU profiler writing to path, unless path is "".

@@ -19,7 +19,7 @@ const maxFailureGroups = 15
 // loadAndReport gives every account its launch key, runs the clients,
 // checks the server afterwards, stops it, and prints the report. It
 // returns errFailed when the run fails its checks.
-func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys []string, out io.Writer) error {
+func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys []string, receiver *webhookReceiver, out io.Writer) error {
 	transport := newTransport(o.clients)
 	defer transport.CloseIdleConnections()
 	hc := &http.Client{Transport: transport}
@@ -62,6 +62,12 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 		afterwards = append(afterwards, checkAfter(srv.base, keys[0])...)
 	}
 	afterwards = append(afterwards, srv.stop(stopGrace)...)
+	claimFailures := srv.claimFailures.Load()
+	if claimFailures > 0 && away == nil {
+		// With the database taken away on purpose, claims fail until it
+		// is back; under an ordinary load none may.
+		afterwards = append(afterwards, fmt.Sprintf("the server logged %d failed webhook claims", claimFailures))
+	}
 
 	rows := summarize(results)
 	fmt.Fprintln(out)
@@ -74,6 +80,7 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 	}
 	steps := int((elapsed + step - 1) / step)
 	fmt.Fprintf(out, "answered well per %s: %v\n", step, timeline(results, start, step, steps))
+	fmt.Fprintf(out, "webhooks received: %d; failed claims logged: %d\n", receiver.received.Load(), claimFailures)
 	if away != nil && away.err == nil {
 		away.report(out, results, start, o.outage.recovery)
 	}

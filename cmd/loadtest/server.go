@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -29,6 +30,8 @@ type server struct {
 
 	stopOnce sync.Once
 	stopped  []string // what stop found
+
+	claimFailures atomic.Int64 // log lines of failed webhook claims
 }
 
 const logTailLines = 40
@@ -86,6 +89,9 @@ func (s *server) readLog(r io.Reader, file io.Writer, addr chan<- string) {
 			s.tail = s.tail[len(s.tail)-logTailLines:]
 		}
 		s.mu.Unlock()
+		if countsAsClaimFailure(line) {
+			s.claimFailures.Add(1)
+		}
 		if m := listeningLine.FindStringSubmatch(line); m != nil {
 			select {
 			case addr <- m[1]:

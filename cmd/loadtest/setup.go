@@ -41,10 +41,11 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// createAccounts makes n owners, each with an account of their own and an
-// API key, through the operator CLI the README documents, and returns the
-// keys. Two commands run at a time: each hashes a password.
-func createAccounts(ctx context.Context, bin, dsn string, n int) ([]string, error) {
+// createAccounts makes n owners, each with an account of their own, an
+// API key and a webhook endpoint at webhookURL(i), through the operator CLI
+// the README documents, and returns the keys. Two commands run at a time:
+// each hashes a password.
+func createAccounts(ctx context.Context, bin, dsn string, n int, webhookURL func(int) string) ([]string, error) {
 	keys := make([]string, n)
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(2)
@@ -63,7 +64,9 @@ func createAccounts(ctx context.Context, bin, dsn string, n int) ([]string, erro
 			if keys[i] = strings.TrimSpace(lines[len(lines)-1]); !strings.HasPrefix(keys[i], "cpk_") {
 				return fmt.Errorf("apikeys create printed no key on its last line:\n%s", out)
 			}
-			return nil
+			_, err = operator(ctx, bin, "webhooks", "set", "--email", email, "--url", webhookURL(i),
+				"--webhook-allow-private", "--database", dsn)
+			return err
 		})
 	}
 	return keys, g.Wait()
