@@ -8,6 +8,7 @@
 //	go run ./cmd/loadtest -clients 200 -duration 60s -max-p99 250ms
 //	go run ./cmd/loadtest -database postgres://... -outage-stop 'pg_ctlcluster 15 main stop -m fast' \
 //		-outage-start 'pg_ctlcluster 15 main start'   # restart PostgreSQL under the load
+//	go run ./cmd/loadtest -scenario uploads                # attachment uploads' memory, WAL and latency bounds
 package main
 
 import (
@@ -37,6 +38,8 @@ type options struct {
 	keep                bool
 	limits              limits
 	outage              outagePlan
+	scenario            string
+	forged              int
 }
 
 func main() {
@@ -60,6 +63,8 @@ func main() {
 	flag.DurationVar(&o.outage.at, "outage-at", 0, "when to stop the database, from the start of the load (0: a third of -duration)")
 	flag.DurationVar(&o.outage.down, "outage-for", 5*time.Second, "how long the database stays stopped")
 	flag.DurationVar(&o.outage.recovery, "recovery", 5*time.Second, "how soon after the database answers again every request must succeed")
+	flag.StringVar(&o.scenario, "scenario", "mixed", "mixed (the API workload) or uploads (attachment uploads' bounds, see uploads.go)")
+	flag.IntVar(&o.forged, "forged", 200, "uploads scenario: forged 25 MiB announcements held open at once")
 	flag.Parse()
 	if o.outage.at == 0 {
 		o.outage.at = o.duration / 3
@@ -89,6 +94,8 @@ func main() {
 // invalid says what is wrong with o's flags, or "" when nothing is.
 func (o options) invalid() string {
 	switch {
+	case o.scenario != "mixed" && o.scenario != "uploads":
+		return "want -scenario mixed or uploads"
 	case o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0:
 		return "want -clients and -clients-per-account >= 1, and a positive -duration and -timeout"
 	case (o.outage.stop == "") != (o.outage.start == ""):
@@ -139,6 +146,9 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	accounts := (o.clients + o.perAccount - 1) / o.perAccount
 	args := serverArgs(dsn, accounts, o.bootTime)
+	if o.scenario == "uploads" {
+		accounts, args = uploadAccounts(), uploadServerArgs(dsn)
+	}
 	if o.debugAddr != "" {
 		args = append(args, "--debug-addr", o.debugAddr)
 	}
@@ -160,6 +170,9 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	keys, err := createAccounts(ctx, bin, dsn, accounts)
 	if err != nil {
 		return err
+	}
+	if o.scenario == "uploads" {
+		return runUploads(ctx, o, srv, dsn, keys, out)
 	}
 	return loadAndReport(ctx, o, srv, dsn, keys, out)
 }
