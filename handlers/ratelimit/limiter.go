@@ -97,7 +97,13 @@ func newGCRA(st throttled.GCRAStoreCtx, q Quota) (*gcra, error) {
 }
 
 func (g *gcra) Allow(ctx context.Context, key string) (Result, error) {
-	limited, r, err := g.rl.RateLimitCtx(ctx, key, 1)
+	return g.Spend(ctx, key, 1)
+}
+
+// Spend counts n units against key at once: all of them or, when the
+// bucket holds fewer, none.
+func (g *gcra) Spend(ctx context.Context, key string, n int) (Result, error) {
+	limited, r, err := g.rl.RateLimitCtx(ctx, key, n)
 	if err != nil {
 		return Result{}, fmt.Errorf("ratelimit: %w", err)
 	}
