@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -10,6 +11,15 @@ import (
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
+
+// receive sends data to the upload transfer tr, as the upload route does.
+func receive(ctx context.Context, store *models.Store, tr *models.AttachmentTransfer, data []byte) error {
+	target, err := store.UploadTarget(ctx, tr)
+	if err != nil {
+		return err
+	}
+	return store.ReceiveAttachment(ctx, target, bytes.NewReader(data))
+}
 
 func (f *ticketFixture) openTicket() string {
 	f.t.Helper()
@@ -46,8 +56,8 @@ func TestAttachmentLifecycle(t *testing.T) {
 	if list, _ := f.store.TicketAttachments(f.ctx, f.owner, ticket); len(list) != 0 {
 		t.Errorf("the default list shows pending attachments: %+v", list)
 	}
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("hello!")), models.CodeInvalidParameters) // 6 > 5
-	if err := f.store.ReceiveAttachment(f.ctx, tr, []byte("hello")); err != nil {
+	wantCode(t, receive(f.ctx, f.store, tr, []byte("hello!")), models.CodeInvalidParameters) // 6 > 5
+	if err := receive(f.ctx, f.store, tr, []byte("hello")); err != nil {
 		t.Fatal(err)
 	}
 	done, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
@@ -57,7 +67,7 @@ func TestAttachmentLifecycle(t *testing.T) {
 	if again, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil || again.Status != models.AttachmentUploaded {
 		t.Fatalf("complete again: %+v, %v", again, err)
 	}
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("hello")), models.CodeConflict)
+	wantCode(t, receive(f.ctx, f.store, tr, []byte("hello")), models.CodeConflict)
 
 	// Support staff list and download any account's attachments.
 	list, err := f.store.TicketAttachments(f.ctx, f.support, ticket)
@@ -121,7 +131,7 @@ func TestAttachmentSizeMismatchFails(t *testing.T) {
 	}
 	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
 	wantCode(t, err, models.CodeInvalidParameters) // nothing uploaded: stays pending
-	if err := f.store.ReceiveAttachment(f.ctx, tr, []byte("short")); err != nil {
+	if err := receive(f.ctx, f.store, tr, []byte("short")); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
@@ -130,7 +140,7 @@ func TestAttachmentSizeMismatchFails(t *testing.T) {
 	if len(failed) != 1 || f.count(&models.TicketAttachmentContent{}, "") != 0 {
 		t.Fatalf("failed: %+v", failed)
 	}
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, make([]byte, 10)), models.CodeConflict)
+	wantCode(t, receive(f.ctx, f.store, tr, make([]byte, 10)), models.CodeConflict)
 }
 
 func TestAttachmentTransferSignature(t *testing.T) {
@@ -163,7 +173,7 @@ func TestAttachmentTransferSignature(t *testing.T) {
 	_, _, err = f.store.SendAttachment(f.ctx, edited(func(c *models.AttachmentTransfer) { c.Method = models.TransferDownload }))
 	wantCode(t, err, models.CodeForbidden)
 	f.clock.Advance(models.AttachmentUploadLifetime)
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("abc")), models.CodeForbidden)
+	wantCode(t, receive(f.ctx, f.store, tr, []byte("abc")), models.CodeForbidden)
 	_ = a
 }
 
@@ -181,7 +191,7 @@ func TestAttachmentTransferVerifiesOnAnotherReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := two.ReceiveAttachment(t.Context(), tr, []byte("x")); err != nil {
+	if err := receive(t.Context(), two, tr, []byte("x")); err != nil {
 		t.Fatalf("the other replica refused the upload: %v", err)
 	}
 }
@@ -296,7 +306,7 @@ func TestExpiredPendingAttachmentsArePruned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.ReceiveAttachment(t.Context(), tr, []byte("ab")); err != nil {
+	if err := receive(t.Context(), store, tr, []byte("ab")); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = store.InitiateAttachment(t.Context(), owner.Actor(), ticket.ID, in)
