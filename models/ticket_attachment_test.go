@@ -331,3 +331,66 @@ func TestExpiredPendingAttachmentsArePruned(t *testing.T) {
 		t.Fatalf("left %v and %d contents", left, contents)
 	}
 }
+
+// cutOff gives n bytes of data, then fails as a connection that broke.
+type cutOff struct {
+	data []byte
+	n    int
+}
+
+func (c *cutOff) Read(p []byte) (int, error) {
+	if c.n == 0 {
+		return 0, fmt.Errorf("connection reset by peer")
+	}
+	k := copy(p, c.data[:min(len(p), c.n)])
+	c.data, c.n = c.data[k:], c.n-k
+	return k, nil
+}
+
+// An upload cut off half-way leaves nothing behind: none of its chunks is
+// read as the file, and they are deleted; the same URL then takes the
+// whole file, stored in chunks and read back equal.
+func TestCutOffUploadLeavesNothing(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	data := make([]byte, 3*models.AttachmentChunkSize+7)
+	for i := range data {
+		data[i] = byte(i % 251)
+	}
+	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket,
+		models.InitiateAttachmentInput{Filename: "dump", ContentType: "application/octet-stream", SizeBytes: int64(len(data))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := f.store.UploadTarget(f.ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.store.ReceiveAttachment(f.ctx, target, &cutOff{data: data, n: 2*models.AttachmentChunkSize + 5})
+	wantCode(t, err, models.CodeInvalidParameters)
+	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 0 {
+		t.Fatalf("%d chunks of the cut-off upload left", n)
+	}
+	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
+	wantCode(t, err, models.CodeInvalidParameters) // no bytes yet: still pending
+
+	if err := receive(f.ctx, f.store, tr, data); err != nil {
+		t.Fatalf("sent again: %v", err)
+	}
+	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 4 {
+		t.Errorf("stored in %d chunks, want 4", n)
+	}
+	if _, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes (%v), not the %d sent", len(got), err, len(data))
+	}
+	if err := f.store.DeleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 0 {
+		t.Errorf("%d chunks left after the delete", n)
+	}
+}
