@@ -16,9 +16,9 @@ import (
 // the client sends.
 const AttachmentChunkSize = 1 << 20
 
-// UploadTarget is an attachment a verified upload URL may send bytes to:
-// pending, within its window, and with no bytes yet. Only UploadTarget
-// (the method) makes one, so holding one means all of that was checked.
+// UploadTarget is the attachment a verified upload URL names. Only
+// UploadTarget (the method) makes one, so holding one means the URL's
+// signature and expiry were checked.
 type UploadTarget struct {
 	attachment TicketAttachment
 }
@@ -43,10 +43,9 @@ func uploadTooLarge(declared int64) error {
 		Suggestion: "Initiate the attachment with the file's exact size_bytes"}}
 }
 
-// UploadTarget checks a presigned upload before any of its body is read:
-// the signature and expiry (CodeForbidden), that the attachment still
-// exists (CodeNotFound) and takes bytes: pending, within its window, and
-// not sent to already (CodeConflict: a URL takes one body).
+// UploadTarget checks a presigned upload's URL before any of its body is
+// read: the signature and expiry (CodeForbidden), and that the attachment
+// still exists (CodeNotFound). TakesBytes then says whether it takes them.
 func (s *Store) UploadTarget(ctx context.Context, t *AttachmentTransfer) (*UploadTarget, error) {
 	if t.Method != TransferUpload {
 		return nil, transferRefused("Only an upload URL takes bytes", "Use the upload_url initiate returned")
@@ -61,10 +60,14 @@ func (s *Store) UploadTarget(ctx context.Context, t *AttachmentTransfer) (*Uploa
 	} else if err != nil {
 		return nil, err
 	}
-	if err := s.takesBytes(s.read(ctx), &a); err != nil {
-		return nil, err
-	}
 	return &UploadTarget{attachment: a}, nil
+}
+
+// TakesBytes fails unless target takes an upload now: pending, within
+// its window, and not sent to already (CodeConflict: a URL takes one
+// body). ReceiveAttachment checks it again as it stores the last chunk.
+func (s *Store) TakesBytes(ctx context.Context, target *UploadTarget) error {
+	return s.takesBytes(s.read(ctx), &target.attachment)
 }
 
 // takesBytes fails unless a is pending, within its upload window, and has

@@ -18,6 +18,9 @@ func receive(ctx context.Context, store *models.Store, tr *models.AttachmentTran
 	if err != nil {
 		return err
 	}
+	if err := store.TakesBytes(ctx, target); err != nil {
+		return err
+	}
 	return store.ReceiveAttachment(ctx, target, bytes.NewReader(data))
 }
 

@@ -333,7 +333,7 @@ func (u *uploadRun) hammerPhase(ctx context.Context, hammer string, victims []st
 	rssTop, walTop := peak(), wal()
 	slices.Sort(latencies)
 	p50, p99 := quantile(latencies, 0.50), quantile(latencies, 0.99)
-	fmt.Fprintf(u.out, "hammer: %d clients for %s sent %s, the server took %s; answers %v\n",
+	fmt.Fprintf(u.out, "hammer: %d clients for %s wrote %s into their sockets, the server took %s; answers %v (0: cut off)\n",
 		hammerClients, hammerDuration, mib(sent.Load()), mib(accepted.Load()), statuses)
 	fmt.Fprintf(u.out, "hammer: other accounts' filesystem creates: %d, p50 %s, p99 %s (bound %s); WAL peak %s (bound %s); RSS peak %s (bound %s)\n",
 		len(latencies), p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond), u.bounds.victimP99,

@@ -31,11 +31,12 @@ type UploadConfig struct {
 }
 
 // Uploads receives the bodies sent to presigned upload URLs. Everything
-// that can refuse one is checked before a byte of it is read: the URL
-// (signature and expiry, which the server checked already before reading
-// the body), the attachment (a URL takes one body), the account's rate
-// limit and upload budget, then the body waits for a turn among the
-// uploads in flight and is stored as it arrives.
+// that can refuse one is checked before its body is read (past the first
+// 8 KiB the server reads with the headers): the URL (signature and
+// expiry, which the server checked already before reading any of the
+// body), the account's rate limit, the attachment (a URL takes one body)
+// and the account's upload budget; then the body waits for a turn among
+// the uploads in flight and is stored as it arrives.
 type Uploads struct {
 	store *models.Store
 	guard *Guard
@@ -76,8 +77,13 @@ func (u *Uploads) Receive(c *fiber.Ctx) error {
 	}
 	account := target.AccountID()
 	observe.SetAccount(c, account)
+	// Every PUT with a valid URL counts, a refused one too: a client
+	// looping on a used URL is held to the account's pace.
 	if limited := u.guard.limit(c, u.guard.limits.General, account); limited != nil {
 		return limited
+	}
+	if err := u.store.TakesBytes(ctx, target); err != nil {
+		return err
 	}
 	if err := u.spend(c, account, target.Size()); err != nil {
 		return err

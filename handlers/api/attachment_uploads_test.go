@@ -198,19 +198,22 @@ func TestUploadURLTakesOneBody(t *testing.T) {
 	}
 }
 
-// Every PUT to an upload URL counts against the account's rate limit
-// and spends its declared size (in whole MiB) from the account's upload
-// budget; over either it is 429 with Retry-After, and stores nothing.
+// Every PUT to an upload URL counts against the account's rate limit, a
+// refused one (409) too, and one that is received spends its declared
+// size (in whole MiB) from the account's upload budget; over either it is
+// 429 with Retry-After, and stores nothing.
 func TestUploadsCountAgainstTheAccountsLimits(t *testing.T) {
 	t.Run("rate limit", func(t *testing.T) {
-		general, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Hour, Burst: 4})
+		general, err := ratelimit.NewMemory(ratelimit.Quota{Rate: time.Hour, Burst: 6})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := newEnv(t, withLimits(api.Limits{General: general}))
-		ticket := e.createTicket(incidentBody)                             // 1
-		one, two := e.initiate(ticket, "a", 1), e.initiate(ticket, "b", 1) // 2, 3
-		e.transfer(http.MethodPut, one.UploadURL, []byte("a")).expect(http.StatusOK)
+		ticket := e.createTicket(incidentBody)                                                                       // 1
+		one, two := e.initiate(ticket, "a", 1), e.initiate(ticket, "b", 1)                                           // 2, 3
+		e.transfer(http.MethodPut, one.UploadURL, []byte("a")).expect(http.StatusOK)                                 // 4
+		e.transfer(http.MethodPut, one.UploadURL, []byte("a")).expectError(http.StatusConflict, models.CodeConflict) // 5
+		e.transfer(http.MethodPut, one.UploadURL, []byte("a")).expectError(http.StatusConflict, models.CodeConflict) // 6
 		r := e.transfer(http.MethodPut, two.UploadURL, []byte("b")).expectError(http.StatusTooManyRequests, models.CodeRateLimited)
 		if r.Header.Get("Retry-After") == "" || r.Header.Get("RateLimit-Remaining") != "0" {
 			t.Errorf("429 without its headers: %v", r.Header)
