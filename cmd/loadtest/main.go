@@ -94,7 +94,7 @@ func main() {
 // invalid says what is wrong with o's flags, or "" when nothing is.
 func (o options) invalid() string {
 	switch {
-	case o.scenario != "mixed" && o.scenario != "uploads":
+	case o.scenario != "" && o.scenario != "mixed" && o.scenario != "uploads":
 		return "want -scenario mixed or uploads"
 	case o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0:
 		return "want -clients and -clients-per-account >= 1, and a positive -duration and -timeout"
