@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -36,9 +37,10 @@ const uploadFormOverhead = 64 << 10
 // as a next request. So a PUT to a presigned URL whose signature or expiry
 // does not hold reaches its handler (a 403) with no body read and no
 // buffer sized for it, and a Content-Length past the limit is answered
-// 413 (or 400) by bufferBody at once. The limit travels to bufferBody in
-// bodyLimitHeader, which uploadLimits sets on every request (so a client
-// cannot choose it); a refused size, in bodyRefusedHeader.
+// 413 (or 400) by bufferBody at once. A limit other than BodyLimit
+// travels to bufferBody in bodyLimitHeader, a refused size in
+// bodyRefusedHeader; uploadLimits deletes both from every request first,
+// so a client cannot set them.
 //
 // The limits: a PUT to a presigned URL takes up to the size the URL
 // declares (never more than the cap), within UploadReadTimeout; the
@@ -70,7 +72,9 @@ func uploadLimits(readTimeout time.Duration, signedIn func(sessionToken string) 
 			refuseBody(h)
 			h.Set(bodyRefusedHeader, "too-large")
 		}
-		h.Set(bodyLimitHeader, strconv.Itoa(limit))
+		if limit != BodyLimit {
+			h.Set(bodyLimitHeader, strconv.Itoa(limit))
+		}
 		return cfg
 	}
 }
@@ -106,6 +110,18 @@ func verifyUpload(store *models.Store) func(path, query []byte) (int64, bool) {
 	}
 }
 
+// bodyBuffers hold bodies as bufferBody reads them, before they are
+// copied into the request; pooled, as fasthttp pools the request's own.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBodyBuffer pools b unless it grew past BodyLimit (an upload form's
+// 25 MiB is not kept for every request after it).
+func putBodyBuffer(b *bytes.Buffer) {
+	if b.Cap() <= BodyLimit+bytes.MinRead {
+		bodyBuffers.Put(b)
+	}
+}
+
 // isStreamedUpload reports whether the request is a PUT to a presigned
 // upload URL, whose body its handler reads as it arrives.
 func isStreamedUpload(h *fasthttp.RequestHeader) bool {
@@ -132,20 +148,23 @@ func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, err
 	if stream == nil {
 		return true
 	}
+	if h.ContentLength() == 0 { // most requests: nothing to read
+		fctx.Request.ResetBody()
+		return true
+	}
 	limit, err := strconv.Atoi(string(h.Peek(bodyLimitHeader)))
 	if err != nil || limit <= 0 {
 		limit = BodyLimit
 	}
-	var body bytes.Buffer
-	if n := h.ContentLength(); n > 0 {
-		body.Grow(n)
-	}
+	body := bodyBuffers.Get().(*bytes.Buffer)
+	defer putBodyBuffer(body)
+	body.Reset()
 	_, err = body.ReadFrom(io.LimitReader(stream, int64(limit)+1))
 	if err == nil && body.Len() > limit {
 		err = fasthttp.ErrBodyTooLarge
 	}
 	if err == nil {
-		fctx.Request.SetBodyRaw(body.Bytes())
+		fctx.Request.SetBody(body.Bytes()) // into the request's own pooled buffer
 		if len(h.MultipartFormBoundary()) > 0 && body.Len() > 0 {
 			if _, err = fctx.Request.MultipartForm(); err != nil {
 				fctx.Request.Reset() // as fasthttp's own parsing did
