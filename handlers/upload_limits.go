@@ -85,10 +85,13 @@ const (
 	bodyRefusedHeader = "X-Cloudplane-Body-Refused"
 )
 
-// refuseBody makes a request's body empty and its connection end with it.
+// refuseBody makes a request's body empty and its connection end with it;
+// a client that asked whether to send it (Expect: 100-continue) is not
+// told to.
 func refuseBody(h *fasthttp.RequestHeader) {
 	h.SetContentLength(0)
 	h.SetConnectionClose()
+	h.Del(fasthttp.HeaderExpect)
 }
 
 // verifyUpload checks a presigned upload URL's signature and expiry from

@@ -124,6 +124,12 @@ func TestForgedUploadRefusedBeforeItsBody(t *testing.T) {
 			}
 		})
 	}
+	t.Run("asking to continue", func(t *testing.T) {
+		// curl asks before sending a large body; the answer is the refusal,
+		// not an invitation to send it.
+		a := rawPut(t, base, putHead(forged, models.MaxAttachmentSize)+"\r\nExpect: 100-continue", "")
+		a.expectEnvelope(t, http.StatusForbidden, models.CodeForbidden)
+	})
 	t.Run("expired", func(t *testing.T) {
 		e.clock.Advance(models.AttachmentUploadLifetime)
 		a := rawPut(t, base, putHead(uri, 4), "")
