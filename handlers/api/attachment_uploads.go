@@ -34,9 +34,9 @@ type UploadConfig struct {
 // that can refuse one is checked before its body is read (past the first
 // 8 KiB the server reads with the headers): the URL (signature and
 // expiry, which the server checked already before reading any of the
-// body), the account's rate limit, the attachment (a URL takes one body)
-// and the account's upload budget; then the body waits for a turn among
-// the uploads in flight and is stored as it arrives.
+// body), the account's rate limit, the attachment (a URL takes one body);
+// then the body waits for a turn among the uploads in flight, spends the
+// account's upload budget, and is stored as it arrives.
 type Uploads struct {
 	store *models.Store
 	guard *Guard
@@ -85,13 +85,15 @@ func (u *Uploads) Receive(c *fiber.Ctx) error {
 	if err := u.store.TakesBytes(ctx, target); err != nil {
 		return err
 	}
-	if err := u.spend(c, account, target.Size()); err != nil {
-		return err
-	}
 	if err := u.gate.Acquire(ctx, 1); err != nil {
 		return errUploadsBusy
 	}
 	defer u.gate.Release(1)
+	// Spent once the body's turn came: an upload that waited in vain
+	// (503) and is sent again spends once.
+	if err := u.spend(c, account, target.Size()); err != nil {
+		return err
+	}
 	// The body may take longer to arrive than a request may take: the
 	// connection's read deadline (UploadReadTimeout) bounds the client,
 	// this the whole receiving.
