@@ -132,11 +132,11 @@ func isStreamedUpload(h *fasthttp.RequestHeader) bool {
 }
 
 // bufferBody reads the body of every request but a streamed upload,
-// within the limit uploadLimits chose, before any route runs; a multipart
-// form is parsed too, as fasthttp did before streaming. It answers (with
-// refuse) and returns false when the body is refused or unreadable. A
-// streamed upload ends its connection: a body its handler did not read to
-// the end must not be read as the next request.
+// within the limit uploadLimits chose, before any route runs (a multipart
+// form: parseForm). It answers (with refuse) and returns false when the
+// body is refused or unreadable. A streamed upload ends its connection: a
+// body its handler did not read to the end must not be read as the next
+// request.
 func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, error)) bool {
 	h := &fctx.Request.Header
 	if len(h.Peek(bodyRefusedHeader)) > 0 {
@@ -155,6 +155,9 @@ func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, err
 		fctx.Request.ResetBody()
 		return true
 	}
+	if h.ContentLength() > 0 && len(h.MultipartFormBoundary()) > 0 && len(h.ContentEncoding()) == 0 {
+		return parseForm(fctx, stream, refuse)
+	}
 	limit, err := strconv.Atoi(string(h.Peek(bodyLimitHeader)))
 	if err != nil || limit <= 0 {
 		limit = BodyLimit
@@ -168,13 +171,27 @@ func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, err
 	}
 	if err == nil {
 		fctx.Request.SetBody(body.Bytes()) // into the request's own pooled buffer
-		if len(h.MultipartFormBoundary()) > 0 && body.Len() > 0 {
-			if _, err = fctx.Request.MultipartForm(); err != nil {
-				fctx.Request.Reset() // as fasthttp's own parsing did
-			}
-		}
 	}
 	if err != nil {
+		fctx.SetConnectionClose()
+		refuse(fctx, err)
+		return false
+	}
+	return true
+}
+
+// parseForm parses a multipart form (of a length uploadLimits checked)
+// from the connection as it arrives, its files past 8 KiB going to
+// temporary files, as fasthttp did before bodies were streamed: a 25 MiB
+// attachment from the dashboard is not held in memory. What follows the
+// form's end is read too, so that it is not taken for the next request.
+func parseForm(fctx *fasthttp.RequestCtx, stream io.Reader, refuse func(*fasthttp.RequestCtx, error)) bool {
+	_, err := fctx.Request.MultipartForm()
+	if err == nil {
+		_, err = io.Copy(io.Discard, stream)
+	}
+	if err != nil {
+		fctx.Request.Reset() // as fasthttp's own parsing did
 		fctx.SetConnectionClose()
 		refuse(fctx, err)
 		return false
