@@ -197,6 +197,9 @@ func TestUploadURLTakesOneBody(t *testing.T) {
 	if msg := again.expectEnvelope(t, http.StatusConflict, models.CodeConflict); !strings.Contains(msg, "takes no more") {
 		t.Errorf("message %q", msg)
 	}
+	if !again.closed {
+		t.Error("the connection stayed open: the rest of the body would be read as a next request")
+	}
 	e.transfer(http.MethodPut, up.UploadURL, bytes.Repeat([]byte("w"), size)).expectError(http.StatusConflict, models.CodeConflict)
 	e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).expect(http.StatusOK)
 	if got := e.download(ticket, up.AttachmentID); !bytes.Equal(got, first) {
