@@ -162,8 +162,12 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "server %s on %s, %d clients on %d accounts for %s, timeout %s\n",
-		srv.base, backend(o.database), o.clients, accounts, o.duration, o.timeout)
+	if o.scenario == "uploads" {
+		fmt.Fprintf(out, "server %s on %s with its default flags, %d accounts, uploads scenario\n", srv.base, backend(o.database), accounts)
+	} else {
+		fmt.Fprintf(out, "server %s on %s, %d clients on %d accounts for %s, timeout %s\n",
+			srv.base, backend(o.database), o.clients, accounts, o.duration, o.timeout)
+	}
 	if err := waitHealthy(ctx, srv, time.Minute); err != nil {
 		return err
 	}

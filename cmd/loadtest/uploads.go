@@ -95,11 +95,11 @@ func runUploads(ctx context.Context, o options, srv *server, dsn string, keys []
 	if err := u.hammerPhase(ctx, hammer, victims); err != nil {
 		return err
 	}
-	if problems := srv.stop(stopGrace); len(problems) > 0 {
-		u.failed = append(u.failed, problems...)
-	}
 	if hwm := u.status("VmHWM"); hwm > 0 {
 		fmt.Fprintf(out, "server's peak RSS over the run (VmHWM) %s\n", mib(hwm))
+	}
+	if problems := srv.stop(stopGrace); len(problems) > 0 {
+		u.failed = append(u.failed, problems...)
 	}
 	if len(u.failed) > 0 {
 		fmt.Fprintln(out, "FAIL:\n  "+strings.Join(u.failed, "\n  "))
@@ -335,7 +335,7 @@ func (u *uploadRun) hammerPhase(ctx context.Context, hammer string, victims []st
 	p50, p99 := quantile(latencies, 0.50), quantile(latencies, 0.99)
 	fmt.Fprintf(u.out, "hammer: %d clients for %s wrote %s into their sockets, the server took %s; answers %v (0: cut off)\n",
 		hammerClients, hammerDuration, mib(sent.Load()), mib(accepted.Load()), statuses)
-	fmt.Fprintf(u.out, "hammer: other accounts' filesystem creates: %d, p50 %s, p99 %s (bound %s); WAL peak %s (bound %s); RSS peak %s (bound %s)\n",
+	fmt.Fprintf(u.out, "hammer: other accounts' filesystem creates: %d, p50 %s, p99 %s (bound %s); WAL peak %s (bound %s, SQLite only); RSS peak %s (bound %s)\n",
 		len(latencies), p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond), u.bounds.victimP99,
 		mib(walTop), mib(u.bounds.walBytes), mib(rssTop), mib(u.bounds.hammerRSS))
 	if len(latencies) == 0 || p99 > u.bounds.victimP99 {
