@@ -51,6 +51,10 @@ type Config struct {
 	// MaxInFlight is how many requests run their handlers at once; more
 	// wait their turn (DefaultInFlightPerCPU per CPU when 0).
 	MaxInFlight int
+	// MaxUploads is how many upload bodies are received at once, apart
+	// from MaxInFlight; more wait their turn within RequestTimeout
+	// (api.DefaultUploadsInFlight when 0).
+	MaxUploads int
 	// ReadTimeout is the time a client has to send a request, header and
 	// body; IdleTimeout, how long a kept-alive connection may wait for its
 	// next request. Zero means the defaults below.
@@ -87,6 +91,11 @@ func New(cfg Config) *fiber.App {
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(cfg.Log),
 		ReadBufferSize:        HeaderLimit,
+		// Upload bodies are stored as they arrive; bufferBody reads every
+		// other body (and parses a multipart form) before routing, within
+		// the limit uploadLimits chose.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
 		// Per-address limits (failed API keys, sign-ins) must see the real
 		// client behind a proxy, and only a trusted proxy may name it. The
 		// check is always on: with it off, Fiber trusts every peer's
@@ -108,7 +117,7 @@ func New(cfg Config) *fiber.App {
 		},
 	}))
 	app.Use(deadline(cfg.Stopping, cfg.RequestTimeout))
-	app.Server().HeaderReceived = refuseAmbiguousFraming(uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store)))
+	app.Server().HeaderReceived = refuseAmbiguousFraming(uploadLimits(cfg.ReadTimeout, liveSession(cfg.Store), verifyUpload(cfg.Store)))
 	routes(app, cfg, guard)
 	guardServer(app, cfg.Log, guard)
 	return app

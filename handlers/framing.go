@@ -44,25 +44,17 @@ func ambiguousFraming(h *fasthttp.RequestHeader) bool {
 	return lengths > 1 || (lengths > 0 && chunked)
 }
 
-// refuseBody makes fasthttp stop before reading the body of a request
-// whose head was refused in HeaderReceived, which cannot return an error:
-// a declared length past the limit fails the read with ErrBodyTooLarge,
-// so the request reaches unreadable (which tells why from the head again)
-// and the connection is closed after the answer, the rest of its bytes
-// never parsed as a request.
-func refuseBody(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	h.SetContentLength(refusedBodyLimit + 1)
-	return fasthttp.RequestConfig{MaxRequestBodySize: refusedBodyLimit}
-}
-
-const refusedBodyLimit = 1
-
 // refuseAmbiguousFraming runs before next (the upload limits) as the
 // server's HeaderReceived.
 func refuseAmbiguousFraming(next func(*fasthttp.RequestHeader) fasthttp.RequestConfig) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
 	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 		if ambiguousFraming(h) {
-			return refuseBody(h)
+			// No byte of the body is read; bufferBody refuses the request
+			// and unreadable tells why from the head again.
+			h.Del(bodyLimitHeader)
+			refuseBody(h)
+			h.Set(bodyRefusedHeader, "ambiguous-framing")
+			return fasthttp.RequestConfig{}
 		}
 		return next(h)
 	}

@@ -29,7 +29,9 @@ func guardServer(app *fiber.App, log *slog.Logger, guard *api.Guard) {
 	route := srv.Handler
 	srv.Handler = func(fctx *fasthttp.RequestCtx) {
 		if slices.Contains(methods, string(fctx.Method())) {
-			route(fctx)
+			if bufferBody(fctx, srv.ErrorHandler) {
+				route(fctx)
+			}
 			return
 		}
 		answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })

@@ -16,11 +16,20 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/healthz", health(cfg.Store))
 	app.Get("/livez", livez)
 	app.Get("/readyz", readyz(cfg.Store, cfg.Dependencies, cfg.Log))
+	a := api.New(cfg.Store)
+	// Presigned upload URLs, as a storage service would serve them: no API
+	// key (the signature is the permission), JSON errors, bodies up to the
+	// URL's declared size (uploadLimits). Before the admission gate: an
+	// upload waits for a turn among the uploads (MaxUploads), and while
+	// its body arrives it must not hold a place other requests wait for.
+	uploads := api.NewUploads(cfg.Store, guard, api.UploadConfig{InFlight: cfg.MaxUploads,
+		BodyTimeout: max(cfg.ReadTimeout, UploadReadTimeout) + cfg.RequestTimeout})
+	app.Put(api.TransferPathPrefix+":id", uploads.Receive)
+
 	gate := newAdmission(inFlight(cfg))
 	cfg.Metrics.WatchAdmission(gate.state)
 	app.Use(gate.handler)
 
-	a := api.New(cfg.Store)
 	// The API's own description needs no key, so it comes before the guard.
 	app.Get("/api/v1/openapi.json", api.OpenAPIDocument)
 	// A claim outlasts any request, which ends at its timeout.
@@ -81,10 +90,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// never HTML.
 	app.Use(apiNoRoute)
 
-	// Presigned attachment URLs, as a storage service would serve them: no
-	// API key (the signature is the permission), JSON errors, bodies up to
-	// the URL's declared size (uploadLimits).
-	app.Put(api.TransferPathPrefix+":id", a.UploadAttachment)
+	// Presigned download URLs: no API key either.
 	app.Get(api.TransferPathPrefix+":id", a.DownloadAttachment)
 
 	// The dashboard. Every page and asset gets the security headers; every

@@ -3,9 +3,11 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -23,32 +25,178 @@ const UploadReadTimeout = 5 * time.Minute
 // boundaries around the file.
 const uploadFormOverhead = 64 << 10
 
-// uploadLimits lets the two requests that carry an attachment past the
-// 1 MiB BodyLimit, before fasthttp reads their body: a PUT to a presigned
-// URL up to the size the URL declares (never more than the cap; the
-// signature over that size is checked by the handler), and the
+// The server streams request bodies (StreamRequestBody), so that an
+// upload's body reaches the database as it arrives instead of whole in
+// memory. Every other body is still read whole, within its limit, before
+// any route runs (bufferBody): handlers see what they always saw.
+//
+// uploadLimits runs once a request's headers are in, before any of its
+// body is read. It chooses the request's body limit and read timeout,
+// and refuses a body it will not take by making it empty: Content-Length
+// 0, and Connection: close so that the bytes sent anyway are never read
+// as a next request. So a PUT to a presigned URL whose signature or expiry
+// does not hold reaches its handler (a 403) with no body read and no
+// buffer sized for it, and a Content-Length past the limit is answered
+// 413 (or 400) by bufferBody at once. A limit other than BodyLimit
+// travels to bufferBody in bodyLimitHeader, a refused size in
+// bodyRefusedHeader; uploadLimits deletes both from every request first,
+// so a client cannot set them.
+//
+// The limits: a PUT to a presigned URL takes up to the size the URL
+// declares (never more than the cap), within UploadReadTimeout; the
 // dashboard's upload form up to the cap when it comes with a live session
-// (signedIn), so that nobody signed out makes the server hold 25 MiB
-// bodies only to be sent to the sign-in page. A larger Content-Length is
-// refused before reading; a chunked body is cut at the limit. Every other
-// request keeps BodyLimit.
-func uploadLimits(readTimeout time.Duration, signedIn func(sessionToken string) bool) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+// (signedIn), so that nobody signed out makes the server read 25 MiB only
+// to be sent to the sign-in page. Every other request keeps BodyLimit.
+func uploadLimits(readTimeout time.Duration, signedIn func(sessionToken string) bool,
+	verify func(path, query []byte) (size int64, ok bool)) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
 	timeout := max(readTimeout, UploadReadTimeout)
 	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		h.Del(bodyLimitHeader)
+		h.Del(bodyRefusedHeader)
 		path, query, _ := bytes.Cut(h.RequestURI(), []byte("?"))
+		limit, cfg := BodyLimit, fasthttp.RequestConfig{}
 		switch {
 		case h.IsPut() && bytes.HasPrefix(path, []byte(api.TransferPathPrefix)):
-			q, _ := url.ParseQuery(string(query))
-			size, err := strconv.ParseInt(q.Get("size"), 10, 64)
-			if err != nil || size < 1 {
-				return fasthttp.RequestConfig{}
+			size, ok := verify(path, query)
+			if !ok {
+				refuseBody(h)
+				return cfg
 			}
-			return fasthttp.RequestConfig{MaxRequestBodySize: int(min(size, models.MaxAttachmentSize)), ReadTimeout: timeout}
+			limit = int(min(size, models.MaxAttachmentSize))
+			cfg = fasthttp.RequestConfig{MaxRequestBodySize: limit, ReadTimeout: timeout}
 		case h.IsPost() && isUploadForm(string(path)) && signedIn(string(h.Cookie(web.SessionCookie))):
-			return fasthttp.RequestConfig{MaxRequestBodySize: models.MaxAttachmentSize + uploadFormOverhead, ReadTimeout: timeout}
+			limit = models.MaxAttachmentSize + uploadFormOverhead
+			cfg = fasthttp.RequestConfig{MaxRequestBodySize: limit, ReadTimeout: timeout}
 		}
-		return fasthttp.RequestConfig{}
+		if h.ContentLength() > limit {
+			refuseBody(h)
+			h.Set(bodyRefusedHeader, "too-large")
+		}
+		if limit != BodyLimit {
+			h.Set(bodyLimitHeader, strconv.Itoa(limit))
+		}
+		return cfg
 	}
+}
+
+// Headers uploadLimits sets for bufferBody.
+const (
+	bodyLimitHeader   = "X-Cloudplane-Body-Limit"
+	bodyRefusedHeader = "X-Cloudplane-Body-Refused"
+)
+
+// refuseBody makes a request's body empty and its connection end with it;
+// a client that asked whether to send it (Expect: 100-continue) is not
+// told to.
+func refuseBody(h *fasthttp.RequestHeader) {
+	h.SetContentLength(0)
+	h.SetConnectionClose()
+	h.Del(fasthttp.HeaderExpect)
+}
+
+// verifyUpload checks a presigned upload URL's signature and expiry from
+// its path and query alone, and returns the size it declares.
+func verifyUpload(store *models.Store) func(path, query []byte) (int64, bool) {
+	return func(path, query []byte) (int64, bool) {
+		q, err := url.ParseQuery(string(query))
+		if err != nil {
+			return 0, false
+		}
+		id := strings.TrimPrefix(string(path), api.TransferPathPrefix)
+		t, err := models.ParseTransfer(models.TransferUpload, id, q.Get)
+		if err != nil || t.Size < 1 {
+			return 0, false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), sessionCheckTimeout)
+		defer cancel()
+		return t.Size, store.VerifyTransfer(ctx, t) == nil
+	}
+}
+
+// bodyBuffers hold bodies as bufferBody reads them, before they are
+// copied into the request; pooled, as fasthttp pools the request's own.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBodyBuffer pools b unless it grew past BodyLimit (an upload form's
+// 25 MiB is not kept for every request after it).
+func putBodyBuffer(b *bytes.Buffer) {
+	if b.Cap() <= BodyLimit+bytes.MinRead {
+		bodyBuffers.Put(b)
+	}
+}
+
+// isStreamedUpload reports whether the request is a PUT to a presigned
+// upload URL, whose body its handler reads as it arrives.
+func isStreamedUpload(h *fasthttp.RequestHeader) bool {
+	return h.IsPut() && bytes.HasPrefix(h.RequestURI(), []byte(api.TransferPathPrefix))
+}
+
+// bufferBody reads the body of every request but a streamed upload,
+// within the limit uploadLimits chose, before any route runs (a multipart
+// form: parseForm). It answers (with refuse) and returns false when the
+// body is refused or unreadable. A streamed upload ends its connection: a
+// body its handler did not read to the end must not be read as the next
+// request.
+func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, error)) bool {
+	h := &fctx.Request.Header
+	if len(h.Peek(bodyRefusedHeader)) > 0 {
+		refuse(fctx, fasthttp.ErrBodyTooLarge)
+		return false
+	}
+	if isStreamedUpload(h) {
+		fctx.SetConnectionClose()
+		return true
+	}
+	stream := fctx.RequestBodyStream()
+	if stream == nil {
+		return true
+	}
+	if h.ContentLength() == 0 { // most requests: nothing to read
+		fctx.Request.ResetBody()
+		return true
+	}
+	if h.ContentLength() > 0 && len(h.MultipartFormBoundary()) > 0 && len(h.ContentEncoding()) == 0 {
+		return parseForm(fctx, stream, refuse)
+	}
+	limit, err := strconv.Atoi(string(h.Peek(bodyLimitHeader)))
+	if err != nil || limit <= 0 {
+		limit = BodyLimit
+	}
+	body := bodyBuffers.Get().(*bytes.Buffer)
+	defer putBodyBuffer(body)
+	body.Reset()
+	_, err = body.ReadFrom(io.LimitReader(stream, int64(limit)+1))
+	if err == nil && body.Len() > limit {
+		err = fasthttp.ErrBodyTooLarge
+	}
+	if err == nil {
+		fctx.Request.SetBody(body.Bytes()) // into the request's own pooled buffer
+	}
+	if err != nil {
+		fctx.SetConnectionClose()
+		refuse(fctx, err)
+		return false
+	}
+	return true
+}
+
+// parseForm parses a multipart form (of a length uploadLimits checked)
+// from the connection as it arrives, its files past 8 KiB going to
+// temporary files, as fasthttp did before bodies were streamed: a 25 MiB
+// attachment from the dashboard is not held in memory. What follows the
+// form's end is read too, so that it is not taken for the next request.
+func parseForm(fctx *fasthttp.RequestCtx, stream io.Reader, refuse func(*fasthttp.RequestCtx, error)) bool {
+	_, err := fctx.Request.MultipartForm()
+	if err == nil {
+		_, err = io.Copy(io.Discard, stream)
+	}
+	if err != nil {
+		fctx.Request.Reset() // as fasthttp's own parsing did
+		fctx.SetConnectionClose()
+		refuse(fctx, err)
+		return false
+	}
+	return true
 }
 
 // isUploadForm matches the dashboard's /tickets/<id>/attachments.

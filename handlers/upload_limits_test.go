@@ -1,11 +1,15 @@
 package handlers
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"cloudplane/handlers/web"
 	"cloudplane/models"
@@ -60,4 +64,44 @@ func TestUploadFormTakesLargeBodiesOnlyWhenSignedIn(t *testing.T) {
 			t.Fatalf("status %d, want 403 (no CSRF token): %.300s", res.StatusCode, answer)
 		}
 	})
+}
+
+// Bodies are streamed, so whatever of one a route does not read stays on
+// the connection: it must never be read as the next request. A form's
+// epilogue (after its closing boundary, within its Content-Length) that
+// looks like a request is not answered; the request really sent after
+// the form is.
+func TestBodyRestIsNeverTheNextRequest(t *testing.T) {
+	addr := serve(t)
+	smuggled := "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+	// Past what the server and the form's reader read ahead.
+	epilogue := strings.Repeat("x", 16<<10) + "\r\n" + smuggled
+	form := "--b\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\na@example.com\r\n--b--\r\n" + epilogue
+	pipelined := "POST /sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n" +
+		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(form)) + form +
+		"GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, pipelined); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	var statuses []int
+	var last []byte
+	for {
+		res, err := http.ReadResponse(r, nil)
+		if err != nil {
+			break
+		}
+		last, _ = io.ReadAll(res.Body)
+		res.Body.Close()
+		statuses = append(statuses, res.StatusCode)
+	}
+	if len(statuses) != 2 || statuses[1] != http.StatusOK || !strings.Contains(string(last), "ok") {
+		t.Fatalf("answers %v, last %q: want the form's and /livez's 200, and nothing for the epilogue", statuses, last)
+	}
 }

@@ -39,6 +39,32 @@ const finishFrames = 512
 // while readers of older snapshots keep it from completing.
 const finishAttempts = 4
 
+// Large values (attachment chunks) make the WAL grow faster than the
+// checkpointer's passes copy it back, which never leave little for the
+// writer's pass: the WAL grew by every byte uploaded (1.5 GB for fifty
+// 25 MiB uploads). So their bytes count: every checkpointBytes kick the
+// checkpointer (kicks counted in changes, checkpointEvery, let 50 such
+// values through first), and once walSizeLimit of them went in since the
+// WAL last started over, the writer runs its pass before every batch
+// until one completes. That pass copies what the checkpointer has not
+// yet, with every write waiting: uploads are slowed to the speed the WAL
+// is copied back, and the WAL stays near walSizeLimit.
+const checkpointBytes = 8 << 20
+
+// wroteLarge counts n bytes of a large value just committed, and kicks
+// the checkpointer each checkpointBytes.
+func (w *sqliteWriter) wroteLarge(n int) {
+	w.largeSinceRestart.Add(int64(n))
+	if w.largeBytes.Add(int64(n)) < checkpointBytes {
+		return
+	}
+	w.largeBytes.Store(0)
+	select {
+	case w.kick <- struct{}{}:
+	default: // one is already due
+	}
+}
+
 // checkpoint copies the WAL back into the database file when kicked, on
 // a read connection, until the writer closes. A checkpoint that fails
 // (the file busy with another process's) is left to the next kick.
@@ -56,10 +82,10 @@ func (w *sqliteWriter) checkpoint(readers *sql.DB, path string) {
 		case <-w.kick:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		frames, copied, err := walCheckpoint(ctx, readers)
+		frames, copied, err := w.pass(ctx, readers)
 		for pass := 0; err == nil && frames >= w.restartAt.Load(); pass++ {
 			before := copied
-			frames, copied, err = walCheckpoint(ctx, readers)
+			frames, copied, err = w.pass(ctx, readers)
 			// Writes faster than a pass copies never leave little: the
 			// writer's pass then copies more, but the WAL stays bounded.
 			if err == nil && (frames-before <= finishFrames || pass == 4) {
@@ -85,24 +111,38 @@ func syncFile(path string) {
 }
 
 // finishCheckpoint is the writer's pass, run between batches once the
-// checkpointer's passes ended. A reader of an older snapshot keeps it from
-// copying the last frames; it is then tried again at the next batches.
+// checkpointer's passes ended, or once large values passed walSizeLimit
+// since the WAL last started over. A reader of an older snapshot keeps it
+// from copying the last frames; it is then tried again at the next
+// batches.
 func (w *sqliteWriter) finishCheckpoint() {
 	left := w.finish.Load()
-	if left == 0 {
+	forced := w.largeSinceRestart.Load() >= walSizeLimit
+	if left == 0 && !forced {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if forced {
+		// Waits for the checkpointer's pass under way, instead of failing
+		// beside it batch after batch.
+		w.passing.Lock()
+	} else if !w.passing.TryLock() {
+		return // tried again at the next batch
+	}
 	frames, copied, err := walCheckpoint(ctx, w.sql)
-	if err == nil && copied == frames {
+	w.passing.Unlock()
+	if err == nil && frames >= 0 && copied == frames {
 		w.finish.Store(0)
+		w.largeSinceRestart.Store(0)
 		if frames > 0 {
 			w.figures.checkpoints.Add(1)
 		}
 		return
 	}
-	w.finish.Store(left - 1)
+	if left > 0 {
+		w.finish.Store(left - 1)
+	}
 }
 
 // walCheckpoint runs a PASSIVE checkpoint on a connection of db: it copies
@@ -112,4 +152,11 @@ func walCheckpoint(ctx context.Context, db *sql.DB) (frames, copied int64, err e
 	var busy int64
 	err = db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
 	return frames, copied, err
+}
+
+// pass is one of the checkpointer's passes, never beside the writer's.
+func (w *sqliteWriter) pass(ctx context.Context, readers *sql.DB) (frames, copied int64, err error) {
+	w.passing.Lock()
+	defer w.passing.Unlock()
+	return walCheckpoint(ctx, readers)
 }

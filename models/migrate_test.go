@@ -137,6 +137,7 @@ var gormModels = []any{
 	&models.SSHKey{}, &models.CapacityLock{}, &models.AccountVersion{},
 	&models.Session{},
 	&models.Ticket{}, &models.TicketComment{}, &models.TicketActivity{}, &models.TicketAttachment{}, &models.TicketAttachmentContent{},
+	&models.TicketAttachmentChunk{},
 	&models.WebhookEndpoint{}, &models.WebhookEvent{}, &models.WebhookDelivery{}, &models.WebhookAttempt{},
 	&models.IdempotencyKey{}, &models.AccountUsage{},
 }

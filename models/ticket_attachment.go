@@ -27,9 +27,8 @@ const (
 // AttachmentStatuses lists every status.
 var AttachmentStatuses = []string{AttachmentPending, AttachmentUploaded, AttachmentFailed, AttachmentDeleted}
 
-// Attachment limits. A file is at most MaxAttachmentSize bytes: the
-// server buffers one upload in memory (never more than its declared size)
-// and writes it in one statement, so the cap bounds both.
+// Attachment limits. A file is at most MaxAttachmentSize bytes; an upload
+// is stored as it arrives, AttachmentChunkSize bytes at a time.
 const (
 	MaxAttachmentSize     = 25 << 20
 	MaxAttachmentFilename = 255
@@ -65,12 +64,25 @@ type TicketAttachment struct {
 	DeletedAt       *time.Time // a plain time, not gorm.DeletedAt: deletes are explicit
 }
 
-// TicketAttachmentContent holds the bytes of one attachment. They are in
-// the database rather than on a disk so that every replica can serve
-// them, and a backup or `cloudplane copy` carries them with the rest.
+// TicketAttachmentContent records that an attachment's bytes arrived:
+// the chunks of upload UploadID. (Contents stored before chunks existed
+// have UploadID "" and their bytes in Data.) The bytes are in the
+// database rather than on a disk so that every replica can serve them,
+// and a backup or `cloudplane copy` carries them with the rest.
 type TicketAttachmentContent struct {
 	AttachmentID string `gorm:"primaryKey;size:32"`
-	SizeBytes    int64  `gorm:"not null"` // len(Data), read without loading Data
+	SizeBytes    int64  `gorm:"not null"` // the bytes received, read without loading them
+	Data         []byte `gorm:"not null"`
+	UploadID     string `gorm:"size:32;not null;default:''"`
+}
+
+// TicketAttachmentChunk is one piece of an upload, in order by Seq. The
+// chunks of an upload that has not finished (or failed) are read by
+// nobody: only the upload its TicketAttachmentContent names is the file.
+type TicketAttachmentChunk struct {
+	AttachmentID string `gorm:"primaryKey;size:32"`
+	UploadID     string `gorm:"primaryKey;size:32"`
+	Seq          int64  `gorm:"primaryKey;autoIncrement:false"`
 	Data         []byte `gorm:"not null"`
 }
 
@@ -258,6 +270,12 @@ func (s *Store) AttachmentContent(ctx context.Context, id string) (*TicketAttach
 	err = s.read(ctx).Where("attachment_id = ?", id).Take(&c).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) { // deleted meanwhile
 		return nil, nil, attachmentNotFound(id)
+	} else if err != nil || c.UploadID == "" {
+		return &a, c.Data, err
 	}
-	return &a, c.Data, err
+	data, err := s.uploadBytes(ctx, &c)
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil, attachmentNotFound(id)
+	}
+	return &a, data, err
 }

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -10,6 +11,18 @@ import (
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
+
+// receive sends data to the upload transfer tr, as the upload route does.
+func receive(ctx context.Context, store *models.Store, tr *models.AttachmentTransfer, data []byte) error {
+	target, err := store.UploadTarget(ctx, tr)
+	if err != nil {
+		return err
+	}
+	if err := store.TakesBytes(ctx, target); err != nil {
+		return err
+	}
+	return store.ReceiveAttachment(ctx, target, bytes.NewReader(data))
+}
 
 func (f *ticketFixture) openTicket() string {
 	f.t.Helper()
@@ -46,8 +59,8 @@ func TestAttachmentLifecycle(t *testing.T) {
 	if list, _ := f.store.TicketAttachments(f.ctx, f.owner, ticket); len(list) != 0 {
 		t.Errorf("the default list shows pending attachments: %+v", list)
 	}
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("hello!")), models.CodeInvalidParameters) // 6 > 5
-	if err := f.store.ReceiveAttachment(f.ctx, tr, []byte("hello")); err != nil {
+	wantCode(t, receive(f.ctx, f.store, tr, []byte("hello!")), models.CodeInvalidParameters) // 6 > 5
+	if err := receive(f.ctx, f.store, tr, []byte("hello")); err != nil {
 		t.Fatal(err)
 	}
 	done, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
@@ -57,7 +70,7 @@ func TestAttachmentLifecycle(t *testing.T) {
 	if again, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil || again.Status != models.AttachmentUploaded {
 		t.Fatalf("complete again: %+v, %v", again, err)
 	}
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("hello")), models.CodeConflict)
+	wantCode(t, receive(f.ctx, f.store, tr, []byte("hello")), models.CodeConflict)
 
 	// Support staff list and download any account's attachments.
 	list, err := f.store.TicketAttachments(f.ctx, f.support, ticket)
@@ -121,7 +134,7 @@ func TestAttachmentSizeMismatchFails(t *testing.T) {
 	}
 	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
 	wantCode(t, err, models.CodeInvalidParameters) // nothing uploaded: stays pending
-	if err := f.store.ReceiveAttachment(f.ctx, tr, []byte("short")); err != nil {
+	if err := receive(f.ctx, f.store, tr, []byte("short")); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
@@ -130,7 +143,7 @@ func TestAttachmentSizeMismatchFails(t *testing.T) {
 	if len(failed) != 1 || f.count(&models.TicketAttachmentContent{}, "") != 0 {
 		t.Fatalf("failed: %+v", failed)
 	}
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, make([]byte, 10)), models.CodeConflict)
+	wantCode(t, receive(f.ctx, f.store, tr, make([]byte, 10)), models.CodeConflict)
 }
 
 func TestAttachmentTransferSignature(t *testing.T) {
@@ -163,7 +176,7 @@ func TestAttachmentTransferSignature(t *testing.T) {
 	_, _, err = f.store.SendAttachment(f.ctx, edited(func(c *models.AttachmentTransfer) { c.Method = models.TransferDownload }))
 	wantCode(t, err, models.CodeForbidden)
 	f.clock.Advance(models.AttachmentUploadLifetime)
-	wantCode(t, f.store.ReceiveAttachment(f.ctx, tr, []byte("abc")), models.CodeForbidden)
+	wantCode(t, receive(f.ctx, f.store, tr, []byte("abc")), models.CodeForbidden)
 	_ = a
 }
 
@@ -181,7 +194,7 @@ func TestAttachmentTransferVerifiesOnAnotherReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := two.ReceiveAttachment(t.Context(), tr, []byte("x")); err != nil {
+	if err := receive(t.Context(), two, tr, []byte("x")); err != nil {
 		t.Fatalf("the other replica refused the upload: %v", err)
 	}
 }
@@ -296,7 +309,7 @@ func TestExpiredPendingAttachmentsArePruned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.ReceiveAttachment(t.Context(), tr, []byte("ab")); err != nil {
+	if err := receive(t.Context(), store, tr, []byte("ab")); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = store.InitiateAttachment(t.Context(), owner.Actor(), ticket.ID, in)
@@ -319,5 +332,68 @@ func TestExpiredPendingAttachmentsArePruned(t *testing.T) {
 	store.DB().Model(&models.TicketAttachmentContent{}).Count(&contents)
 	if len(left) != 1 || left[0] != kept.ID || contents != 0 {
 		t.Fatalf("left %v and %d contents", left, contents)
+	}
+}
+
+// cutOff gives n bytes of data, then fails as a connection that broke.
+type cutOff struct {
+	data []byte
+	n    int
+}
+
+func (c *cutOff) Read(p []byte) (int, error) {
+	if c.n == 0 {
+		return 0, fmt.Errorf("connection reset by peer")
+	}
+	k := copy(p, c.data[:min(len(p), c.n)])
+	c.data, c.n = c.data[k:], c.n-k
+	return k, nil
+}
+
+// An upload cut off half-way leaves nothing behind: none of its chunks is
+// read as the file, and they are deleted; the same URL then takes the
+// whole file, stored in chunks and read back equal.
+func TestCutOffUploadLeavesNothing(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	data := make([]byte, 3*models.AttachmentChunkSize+7)
+	for i := range data {
+		data[i] = byte(i % 251)
+	}
+	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket,
+		models.InitiateAttachmentInput{Filename: "dump", ContentType: "application/octet-stream", SizeBytes: int64(len(data))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := f.store.UploadTarget(f.ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.store.ReceiveAttachment(f.ctx, target, &cutOff{data: data, n: 2*models.AttachmentChunkSize + 5})
+	wantCode(t, err, models.CodeInvalidParameters)
+	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 0 {
+		t.Fatalf("%d chunks of the cut-off upload left", n)
+	}
+	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
+	wantCode(t, err, models.CodeInvalidParameters) // no bytes yet: still pending
+
+	if err := receive(f.ctx, f.store, tr, data); err != nil {
+		t.Fatalf("sent again: %v", err)
+	}
+	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 4 {
+		t.Errorf("stored in %d chunks, want 4", n)
+	}
+	if _, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes (%v), not the %d sent", len(got), err, len(data))
+	}
+	if err := f.store.DeleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 0 {
+		t.Errorf("%d chunks left after the delete", n)
 	}
 }

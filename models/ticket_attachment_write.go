@@ -1,8 +1,8 @@
 package models
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -86,49 +86,6 @@ func (s *Store) checkAttachmentQuota(tx *gorm.DB, accountID string, size int64, 
 	return nil
 }
 
-// ReceiveAttachment stores the bytes of an upload made to a presigned
-// URL: the verified transfer is the permission, no API key is needed. The
-// body may be at most the declared size; complete checks it is exactly
-// that. A pending attachment's bytes may be sent again (a retried
-// upload); an uploaded, failed or deleted one refuses them (CodeConflict).
-func (s *Store) ReceiveAttachment(ctx context.Context, t *AttachmentTransfer, data []byte) error {
-	if t.Method != TransferUpload {
-		return transferRefused("Only an upload URL takes bytes", "Use the upload_url initiate returned")
-	}
-	if err := s.VerifyTransfer(ctx, t); err != nil {
-		return err
-	}
-	return s.storeContent(ctx, t.AttachmentID, data)
-}
-
-func (s *Store) storeContent(ctx context.Context, id string, data []byte) error {
-	return s.write(ctx, func(tx *gorm.DB) error {
-		var a TicketAttachment
-		err := tx.Clauses(forUpdate).Where("id = ?", id).Take(&a).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) { // expired and pruned
-			return attachmentNotFound(id)
-		} else if err != nil {
-			return err
-		}
-		switch {
-		case a.Status != AttachmentPending:
-			return &Error{Code: CodeConflict, Message: fmt.Sprintf("Attachment %q is %s and takes no more bytes", id, a.Status),
-				Suggestion: "Initiate a new attachment to upload another file"}
-		case !s.Now().Before(a.UploadExpiresAt):
-			return transferRefused("The attachment's upload window has ended", "Initiate the upload again")
-		case int64(len(data)) > a.SizeBytes:
-			return Errorf(CodeInvalidParameters, "The upload has %d bytes, more than the %d declared", len(data), a.SizeBytes)
-		}
-		if err := tx.Where("attachment_id = ?", id).Delete(&TicketAttachmentContent{}).Error; err != nil {
-			return err
-		}
-		if data == nil {
-			data = []byte{}
-		}
-		return tx.Create(&TicketAttachmentContent{AttachmentID: id, SizeBytes: int64(len(data)), Data: data}).Error
-	})
-}
-
 // SendAttachment returns an uploaded attachment and its bytes for a
 // presigned download URL: the verified transfer is the permission.
 func (s *Store) SendAttachment(ctx context.Context, t *AttachmentTransfer) (*TicketAttachment, []byte, error) {
@@ -179,7 +136,7 @@ func (s *Store) CompleteAttachment(ctx context.Context, actor Actor, ticketID, i
 			mismatch = Errorf(CodeInvalidParameters, "Attachment %q received %d bytes but declared %d; it is marked failed, initiate a new upload",
 				id, received[0], a.SizeBytes)
 			a.Status = AttachmentFailed
-			if err := tx.Where("attachment_id = ?", a.ID).Delete(&TicketAttachmentContent{}).Error; err != nil {
+			if err := deleteContent(tx, []string{a.ID}); err != nil {
 				return err
 			}
 			return tx.Model(a).Update("status", a.Status).Error
@@ -215,7 +172,7 @@ func (s *Store) DeleteAttachment(ctx context.Context, actor Actor, ticketID, id 
 		if err != nil {
 			return err
 		}
-		if err := tx.Where("attachment_id = ?", a.ID).Delete(&TicketAttachmentContent{}).Error; err != nil {
+		if err := deleteContent(tx, []string{a.ID}); err != nil {
 			return err
 		}
 		now := s.Now()
@@ -237,7 +194,7 @@ func (s *Store) AttachFile(ctx context.Context, actor Actor, ticketID string, in
 	if err != nil {
 		return nil, err
 	}
-	if err := s.storeContent(ctx, a.ID, data); err != nil {
+	if err := s.receive(ctx, a, bytes.NewReader(data)); err != nil {
 		return nil, err
 	}
 	return s.CompleteAttachment(ctx, actor, ticketID, a.ID)
@@ -259,7 +216,7 @@ func (s *Store) PruneExpiredAttachments(ctx context.Context) (int64, error) {
 				Limit(pruneBatch).Pluck("id", &ids).Error; err != nil || len(ids) == 0 {
 				return err
 			}
-			if err := tx.Where("attachment_id IN ?", ids).Delete(&TicketAttachmentContent{}).Error; err != nil {
+			if err := deleteContent(tx, ids); err != nil {
 				return err
 			}
 			res := tx.Where("id IN ?", ids).Delete(&TicketAttachment{})
@@ -271,4 +228,13 @@ func (s *Store) PruneExpiredAttachments(ctx context.Context) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// deleteContent deletes the bytes of the attachments ids: their content
+// rows and every chunk, of finished uploads or not.
+func deleteContent(tx *gorm.DB, ids []string) error {
+	if err := tx.Where("attachment_id IN ?", ids).Delete(&TicketAttachmentChunk{}).Error; err != nil {
+		return err
+	}
+	return tx.Where("attachment_id IN ?", ids).Delete(&TicketAttachmentContent{}).Error
 }

@@ -52,9 +52,16 @@ type sqliteWriter struct {
 	// restartAt is the WAL's length in frames that starts the passes
 	// (restartFrames).
 	restartAt atomic.Int64
-	done      chan struct{}
-	stopped   chan struct{}
-	closing   sync.Once
+	// largeBytes counts the bytes of large values committed since the
+	// last kick they made, largeSinceRestart since the WAL last started
+	// over (wroteLarge).
+	largeBytes, largeSinceRestart atomic.Int64
+	// passing is held by a checkpoint pass on either side: two at once
+	// fail each other (SQLite lets one checkpoint run at a time).
+	passing sync.Mutex
+	done    chan struct{}
+	stopped chan struct{}
+	closing sync.Once
 }
 
 // checkpointEvery is how many changes the writer commits between WAL

@@ -56,6 +56,9 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 		{"bad quota", []string{"accounts", "update", "--database", db, "--email", "a@example.com", "--filesystem-quota", "many"}, "whole number"},
 		{"unreachable database", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"}, "database unreachable"},
 		{"bad rate limit", []string{"serve", "--database", db, "--rate-limit", "fast"}, "--rate-limit"},
+		{"upload budget below one file", []string{"serve", "--database", db, "--upload-budget", "10/1h"}, "--upload-budget"},
+		{"bad upload budget", []string{"serve", "--database", db, "--upload-budget", "1024"}, "--upload-budget"},
+		{"no uploads", []string{"serve", "--database", db, "--max-uploads", "0"}, "--max-uploads"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type serveFlags struct {
 	trustedProxies, proxyHeader       string
 	redisURL, debugAddr               string
 	rateLimit, launchRateLimit        string
+	uploadBudget                      string
 	capacity                          string
 	rateBurst                         int
 	bootTime                          time.Duration
@@ -47,6 +49,8 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.rateLimit, "rate-limit", "1/s", "API requests per account, as N/period, or off")
 	fs.IntVar(&f.rateBurst, "rate-burst", 5, "requests an account may make at once above the rate")
 	fs.StringVar(&f.launchRateLimit, "launch-rate-limit", "1/12s", "instance launches per account, as N/period, or off")
+	fs.StringVar(&f.uploadBudget, "upload-budget", defaultUploadBudget,
+		"MiB of attachment uploads per account, as N/period (N at once, then refilled over the period), or off")
 	fs.StringVar(&f.redisURL, "redis-url", "", "share rate limits between replicas through this Redis (redis://...)")
 	fs.DurationVar(&f.bootTime, "instance-boot-time", 30*time.Second, "how long a simulated instance boots")
 	fs.StringVar(&f.capacity, "instance-capacity", "", "instances that can run at once, as type:region=count,... "+
@@ -143,7 +147,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
 		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
-		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight,
+		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight, MaxUploads: f.limits.maxUploads,
 		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout})
 	ln, err := listen(f.addr, maxConns, log)
 	if err != nil {
@@ -284,7 +288,36 @@ func buildLimits(f serveFlags, redisClient *redis.Client, m *metrics.Metrics) (a
 	if l.General != nil {
 		w.Writes, err = build("rate-limit", dashboardWrites, dashboardWriteBurst, "web-writes")
 	}
+	if err == nil {
+		l.UploadMiB, err = uploadBudget(f.uploadBudget, redisClient)
+	}
 	return l, w, err
+}
+
+// defaultUploadBudget lets an account send its whole attachment quota
+// (1 GiB) at once, then 1 GiB an hour: far more than people attaching
+// logs send, and a ceiling on what a script re-uploading can make the
+// server write.
+const defaultUploadBudget = "1024/1h"
+
+// uploadBudget reads --upload-budget: N MiB, refilled over the period.
+func uploadBudget(spec string, redisClient *redis.Client) (ratelimit.Budget, error) {
+	n, _, _ := strings.Cut(spec, "/")
+	burst, err := strconv.Atoi(n)
+	if !strings.EqualFold(strings.TrimSpace(spec), "off") && (err != nil || burst < models.MaxAttachmentSize>>20) {
+		return nil, fmt.Errorf("--upload-budget: %q: want N/period with N at least %d (one largest attachment), or off", spec, models.MaxAttachmentSize>>20)
+	}
+	q, enabled, err := ratelimit.ParseQuota(spec, burst)
+	if err != nil {
+		return nil, fmt.Errorf("--upload-budget: %w", err)
+	}
+	if !enabled {
+		return nil, nil
+	}
+	if redisClient != nil {
+		return ratelimit.NewRedisBudget(redisClient, "cloudplane:rl:upload:", q)
+	}
+	return ratelimit.NewMemoryBudget(q)
 }
 
 // redactDSN hides a password in a database URL before it is logged.

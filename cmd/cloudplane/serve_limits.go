@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cloudplane/handlers"
+	"cloudplane/handlers/api"
 )
 
 // limitFlags bound what a request, a connection and the shutdown may
@@ -15,7 +16,7 @@ type limitFlags struct {
 	requestTimeout, shutdownTimeout time.Duration
 	readTimeout, idleTimeout        time.Duration
 	maxConns, maxConnsPerIP         int
-	maxInFlight                     int
+	maxInFlight, maxUploads         int
 }
 
 func (f *limitFlags) register(fs *flag.FlagSet) {
@@ -25,6 +26,7 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", handlers.DefaultIdleTimeout, "time a kept-alive connection may wait for its next request")
 	fs.IntVar(&f.maxConns, "max-connections", 10000, "connections open at once; more wait to be accepted (lowered to fit the file descriptor limit)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "requests served at once; more wait their turn within --request-timeout (0: 16 per CPU)")
+	fs.IntVar(&f.maxUploads, "max-uploads", api.DefaultUploadsInFlight, "attachment upload bodies received at once; more wait their turn within --request-timeout, then 503")
 	fs.IntVar(&f.maxConnsPerIP, "max-connections-per-ip", 256, "connections one client address (IPv4 or IPv6) may hold open; more are answered 429 and closed (0: no cap)")
 }
 
@@ -38,6 +40,8 @@ func (f *limitFlags) validate() error {
 		return errors.New("--read-timeout and --idle-timeout must be positive")
 	case f.maxConns < 1:
 		return errors.New("--max-connections must be at least 1")
+	case f.maxUploads < 1:
+		return errors.New("--max-uploads must be at least 1")
 	case f.maxInFlight < 0:
 		return errors.New("--max-in-flight must not be negative")
 	case f.maxConnsPerIP < 0:

@@ -9,6 +9,7 @@
 //	go run ./cmd/loadtest -database postgres://... -outage-stop 'pg_ctlcluster 15 main stop -m fast' \
 //		-outage-start 'pg_ctlcluster 15 main start'   # restart PostgreSQL under the load
 //	go run ./cmd/loadtest -scenario signin                 # guessers and floods against the dashboard's sign-in
+//	go run ./cmd/loadtest -scenario uploads                # attachment uploads' memory, WAL and latency bounds
 package main
 
 import (
@@ -38,6 +39,7 @@ type options struct {
 	seed                uint64
 	keep                bool
 	scenario            string
+	forged              int
 	limits              limits
 	outage              outagePlan
 }
@@ -56,7 +58,7 @@ func main() {
 	flag.StringVar(&o.serverFlags, "server-flags", "", "more flags for the server, separated by spaces (e.g. \"--max-in-flight 64\")")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file, to tell its cost from the server's")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the random workload (0: a new one, printed)")
-	flag.StringVar(&o.scenario, "scenario", "api", "api: the mixed API workload; signin: password guessers and floods against the dashboard's sign-in (signin.go)")
+	flag.StringVar(&o.scenario, "scenario", "api", "api: the mixed API workload; signin: password guessers and floods against the dashboard's sign-in (signin.go); uploads: attachment uploads' bounds (uploads.go)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
 	flag.DurationVar(&o.limits.maxP99, "max-p99", 0, "fail when an operation's p99 latency is above this (0: off)")
 	flag.IntVar(&o.limits.maxConflicts, "max-conflicts", -1, "fail when more requests than this answer 409 (-1: off)")
@@ -65,6 +67,7 @@ func main() {
 	flag.DurationVar(&o.outage.at, "outage-at", 0, "when to stop the database, from the start of the load (0: a third of -duration)")
 	flag.DurationVar(&o.outage.down, "outage-for", 5*time.Second, "how long the database stays stopped")
 	flag.DurationVar(&o.outage.recovery, "recovery", 5*time.Second, "how soon after the database answers again every request must succeed")
+	flag.IntVar(&o.forged, "forged", 200, "uploads scenario: forged 25 MiB announcements held open at once")
 	flag.Parse()
 	if o.outage.at == 0 {
 		o.outage.at = o.duration / 3
@@ -94,8 +97,8 @@ func main() {
 // invalid says what is wrong with o's flags, or "" when nothing is.
 func (o options) invalid() string {
 	switch {
-	case o.scenario != "" && o.scenario != "api" && o.scenario != "signin": // "" is api
-		return "-scenario: want api or signin"
+	case o.scenario != "" && o.scenario != "api" && o.scenario != "signin" && o.scenario != "uploads": // "" is api
+		return "-scenario: want api, signin or uploads"
 	case o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0:
 		return "want -clients and -clients-per-account >= 1, and a positive -duration and -timeout"
 	case (o.outage.stop == "") != (o.outage.start == ""):
@@ -146,6 +149,9 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	accounts := (o.clients + o.perAccount - 1) / o.perAccount
 	args := serverArgs(dsn, accounts, o.bootTime)
+	if o.scenario == "uploads" {
+		accounts, args = uploadAccounts(), uploadServerArgs(dsn)
+	}
 	if o.debugAddr != "" {
 		args = append(args, "--debug-addr", o.debugAddr)
 	}
@@ -159,8 +165,12 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "server %s on %s, %d clients on %d accounts for %s, timeout %s\n",
-		srv.base, backend(o.database), o.clients, accounts, o.duration, o.timeout)
+	if o.scenario == "uploads" {
+		fmt.Fprintf(out, "server %s on %s with its default flags, %d accounts, uploads scenario\n", srv.base, backend(o.database), accounts)
+	} else {
+		fmt.Fprintf(out, "server %s on %s, %d clients on %d accounts for %s, timeout %s\n",
+			srv.base, backend(o.database), o.clients, accounts, o.duration, o.timeout)
+	}
 	if err := waitHealthy(ctx, srv, time.Minute); err != nil {
 		return err
 	}
@@ -178,6 +188,9 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	})
 	if err != nil {
 		return err
+	}
+	if o.scenario == "uploads" {
+		return runUploads(ctx, o, srv, dsn, keys, out)
 	}
 	return loadAndReport(ctx, o, srv, dsn, keys, receiver, out)
 }

@@ -275,18 +275,6 @@ func (b *signInBrowser) get(ctx context.Context, path string) (string, error) {
 	return string(body), err
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
 func countStatus(answers []signInAnswer, status int) int {
 	n := 0
 	for _, a := range answers {

@@ -84,6 +84,14 @@ func LogFailure(c *fiber.Ctx, log *slog.Logger, status int, err error) {
 }
 
 func classify(err error) (int, *models.Error) {
+	// An upload past its declared size is invalid input, answered 413 as
+	// a storage service would (the transfer routes are not the API's).
+	var tooLarge *models.UploadTooLargeError
+	if errors.As(err, &tooLarge) {
+		if e, ok := models.Classify(err); ok {
+			return fiber.StatusRequestEntityTooLarge, e
+		}
+	}
 	if e, ok := models.Classify(err); ok {
 		if status := Status(e); status != 0 {
 			return status, e

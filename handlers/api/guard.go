@@ -19,6 +19,10 @@ type Limits struct {
 	// Unauthenticated applies to failed authentications, per client
 	// address (an IPv6 client's /64), so keys cannot be guessed at speed.
 	Unauthenticated ratelimit.Limiter
+	// UploadMiB is the account's budget of attachment uploads, in MiB,
+	// which each PUT to an upload URL spends (its declared size, rounded
+	// up) on top of a request of General.
+	UploadMiB ratelimit.Budget
 }
 
 // Guard authenticates API requests and applies the rate limits.

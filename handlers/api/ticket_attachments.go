@@ -116,20 +116,6 @@ func transfer(c *fiber.Ctx, method string) (*models.AttachmentTransfer, error) {
 	})
 }
 
-// UploadAttachment receives the bytes sent to a presigned upload URL. The
-// server read at most the URL's declared size (or the cap) before calling
-// it; the domain checks the signature, expiry and status.
-func (h *Handlers) UploadAttachment(c *fiber.Ctx) error {
-	t, err := transfer(c, models.TransferUpload)
-	if err != nil {
-		return err
-	}
-	if err := h.store.ReceiveAttachment(c.UserContext(), t, c.Body()); err != nil {
-		return err
-	}
-	return ok(c, struct{}{})
-}
-
 // DownloadAttachment serves the bytes of a presigned download URL, as a
 // download: Content-Disposition attachment, no sniffing, and a sandbox
 // policy, so an uploaded HTML file never runs in the dashboard's origin.

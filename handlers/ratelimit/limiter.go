@@ -100,19 +100,21 @@ func newGCRA(st throttled.GCRAStoreCtx, q Quota) (*gcra, error) {
 }
 
 func (g *gcra) Allow(ctx context.Context, key string) (Result, error) {
-	return g.rateLimit(ctx, key, 1)
+	return g.Spend(ctx, key, 1)
 }
 
 // Peek asks throttled for a quantity of 0, which it documents as reading
 // the bucket without taking from it.
 func (g *gcra) Peek(ctx context.Context, key string) (Result, error) {
-	res, err := g.rateLimit(ctx, key, 0)
+	res, err := g.Spend(ctx, key, 0)
 	res.Allowed = err == nil && res.RetryAfter == 0
 	return res, err
 }
 
-func (g *gcra) rateLimit(ctx context.Context, key string, quantity int) (Result, error) {
-	limited, r, err := g.rl.RateLimitCtx(ctx, key, quantity)
+// Spend counts n units against key at once: all of them or, when the
+// bucket holds fewer, none.
+func (g *gcra) Spend(ctx context.Context, key string, n int) (Result, error) {
+	limited, r, err := g.rl.RateLimitCtx(ctx, key, n)
 	if err != nil {
 		return Result{}, fmt.Errorf("ratelimit: %w", err)
 	}

@@ -1,0 +1,213 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// AttachmentChunkSize is how much of an upload the server holds at once:
+// each piece is written to the database in a transaction of its own, so a
+// 25 MiB upload costs 1 MiB of memory and never holds the writer while
+// the client sends.
+const AttachmentChunkSize = 1 << 20
+
+// UploadTarget is the attachment a verified upload URL names. Only
+// UploadTarget (the method) makes one, so holding one means the URL's
+// signature and expiry were checked.
+type UploadTarget struct {
+	attachment TicketAttachment
+}
+
+// AccountID is the account the attachment belongs to, whose limits the
+// upload counts against.
+func (u *UploadTarget) AccountID() string { return u.attachment.AccountID }
+
+// Size is the attachment's declared size: the most bytes the upload takes.
+func (u *UploadTarget) Size() int64 { return u.attachment.SizeBytes }
+
+// UploadTooLargeError is an upload whose body went past its declared
+// size. It is CodeInvalidParameters, which the transfer route answers 413.
+type UploadTooLargeError struct{ err *Error }
+
+func (e *UploadTooLargeError) Error() string { return e.err.Error() }
+func (e *UploadTooLargeError) Unwrap() error { return e.err }
+
+func uploadTooLarge(declared int64) error {
+	return &UploadTooLargeError{&Error{Code: CodeInvalidParameters,
+		Message:    fmt.Sprintf("The upload is larger than the %d bytes its URL declares", declared),
+		Suggestion: "Initiate the attachment with the file's exact size_bytes"}}
+}
+
+// UploadTarget checks a presigned upload's URL before any of its body is
+// read: the signature and expiry (CodeForbidden), and that the attachment
+// still exists (CodeNotFound). TakesBytes then says whether it takes them.
+func (s *Store) UploadTarget(ctx context.Context, t *AttachmentTransfer) (*UploadTarget, error) {
+	if t.Method != TransferUpload {
+		return nil, transferRefused("Only an upload URL takes bytes", "Use the upload_url initiate returned")
+	}
+	if err := s.VerifyTransfer(ctx, t); err != nil {
+		return nil, err
+	}
+	var a TicketAttachment
+	err := s.read(ctx).Where("id = ?", t.AttachmentID).Take(&a).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) { // expired and pruned
+		return nil, attachmentNotFound(t.AttachmentID)
+	} else if err != nil {
+		return nil, err
+	}
+	return &UploadTarget{attachment: a}, nil
+}
+
+// TakesBytes fails unless target takes an upload now: pending, within
+// its window, and not sent to already (CodeConflict: a URL takes one
+// body). ReceiveAttachment checks it again as it stores the last chunk.
+func (s *Store) TakesBytes(ctx context.Context, target *UploadTarget) error {
+	return s.takesBytes(s.read(ctx), &target.attachment)
+}
+
+// takesBytes fails unless a is pending, within its upload window, and has
+// received no bytes yet.
+func (s *Store) takesBytes(db *gorm.DB, a *TicketAttachment) error {
+	switch {
+	case a.Status != AttachmentPending:
+		return &Error{Code: CodeConflict, Message: fmt.Sprintf("Attachment %q is %s and takes no more bytes", a.ID, a.Status),
+			Suggestion: "Initiate a new attachment to upload another file"}
+	case !s.Now().Before(a.UploadExpiresAt):
+		return transferRefused("The attachment's upload window has ended", "Initiate the upload again")
+	}
+	var received int64
+	if err := db.Model(&TicketAttachmentContent{}).Where("attachment_id = ?", a.ID).Count(&received).Error; err != nil {
+		return err
+	}
+	if received > 0 {
+		return &Error{Code: CodeConflict, Message: fmt.Sprintf("Attachment %q has received its bytes: its upload URL takes no more", a.ID),
+			Suggestion: "Complete the attachment, or initiate a new one to upload another file"}
+	}
+	return nil
+}
+
+// ReceiveAttachment stores the body of an upload to target as it is
+// read, AttachmentChunkSize bytes at a time, each in a short transaction.
+// The chunks become the attachment's bytes only in the last transaction,
+// which checks again that it takes them; until then nothing reads them,
+// and on any failure they are deleted. A body past the declared size is
+// UploadTooLargeError; complete checks the size is exact.
+func (s *Store) ReceiveAttachment(ctx context.Context, target *UploadTarget, body io.Reader) error {
+	return s.receive(ctx, &target.attachment, body)
+}
+
+func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader) (err error) {
+	upload := NewID()
+	chunks := int64(0)
+	defer func() {
+		if err != nil && chunks > 0 {
+			s.dropUpload(ctx, a.ID, upload)
+		}
+	}()
+	buf := make([]byte, min(AttachmentChunkSize, a.SizeBytes+1))
+	limited := io.LimitReader(body, a.SizeBytes+1)
+	var total int64
+	for {
+		n, readErr := io.ReadFull(limited, buf)
+		total += int64(n)
+		if total > a.SizeBytes {
+			return uploadTooLarge(a.SizeBytes)
+		}
+		if n > 0 {
+			if err := s.storeChunk(ctx, a.ID, upload, chunks, buf[:n]); err != nil {
+				return err
+			}
+			chunks++
+		}
+		if errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) {
+			break
+		} else if readErr != nil {
+			return &Error{Code: CodeInvalidParameters, Message: "The upload's body could not be read to its end",
+				Suggestion: "Send the file again to the same upload_url", cause: readErr}
+		}
+	}
+	return s.write(ctx, func(tx *gorm.DB) error {
+		var locked TicketAttachment
+		err := tx.Clauses(forUpdate).Where("id = ?", a.ID).Take(&locked).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return attachmentNotFound(a.ID)
+		} else if err != nil {
+			return err
+		}
+		if err := s.takesBytes(tx, &locked); err != nil {
+			return err
+		}
+		// Attempts that failed before cleaning up after themselves (the
+		// process stopped) go with this one's success.
+		if err := tx.Where("attachment_id = ? AND upload_id <> ?", a.ID, upload).Delete(&TicketAttachmentChunk{}).Error; err != nil {
+			return err
+		}
+		return tx.Create(&TicketAttachmentContent{AttachmentID: a.ID, SizeBytes: total, Data: []byte{}, UploadID: upload}).Error
+	})
+}
+
+// storeChunk writes one piece of an upload, while its attachment still
+// takes bytes (an attachment deleted or pruned meanwhile ends the upload).
+func (s *Store) storeChunk(ctx context.Context, id, upload string, seq int64, data []byte) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		var pending int64
+		if err := tx.Model(&TicketAttachment{}).Where("id = ? AND status = ?", id, AttachmentPending).Count(&pending).Error; err != nil {
+			return err
+		}
+		if pending == 0 {
+			return attachmentNotFound(id)
+		}
+		return tx.Create(&TicketAttachmentChunk{AttachmentID: id, UploadID: upload, Seq: seq, Data: data}).Error
+	})
+	if err == nil && s.writer != nil {
+		s.writer.wroteLarge(len(data))
+	}
+	return err
+}
+
+// dropUpload deletes the chunks of a failed upload. It runs after the
+// request may have ended, so on a context of its own; should it fail, the
+// chunks are invisible anyway and go with the attachment's next upload or
+// its pruning.
+func (s *Store) dropUpload(ctx context.Context, id, upload string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropUploadTimeout)
+	defer cancel()
+	_ = s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Where("attachment_id = ? AND upload_id = ?", id, upload).Delete(&TicketAttachmentChunk{}).Error
+	})
+}
+
+const dropUploadTimeout = 10 * time.Second
+
+// uploadBytes reads the bytes of the upload c names. The chunks are read
+// in one statement, so a delete committed meanwhile removes all or none
+// of them: fewer bytes than recorded mean the attachment was deleted
+// (gorm.ErrRecordNotFound).
+func (s *Store) uploadBytes(ctx context.Context, c *TicketAttachmentContent) ([]byte, error) {
+	data := make([]byte, 0, c.SizeBytes)
+	rows, err := s.read(ctx).Model(&TicketAttachmentChunk{}).Select("data").
+		Where("attachment_id = ? AND upload_id = ?", c.AttachmentID, c.UploadID).Order("seq").Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var chunk []byte
+		if err := rows.Scan(&chunk); err != nil {
+			return nil, err
+		}
+		data = append(data, chunk...)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != c.SizeBytes {
+		return nil, gorm.ErrRecordNotFound
+	}
+	return data, nil
+}
