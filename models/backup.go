@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,8 +50,15 @@ func Backup(ctx context.Context, db *gorm.DB, to string) error {
 		_ = os.Remove(partial)
 		return err
 	}
-	if err := os.Rename(partial, to); err != nil {
-		_ = os.Remove(partial)
+	// A hard link names the copy only if nothing has the name yet, so a
+	// backup that finished first (or any file made meanwhile) is never
+	// replaced, as a rename would.
+	err = os.Link(partial, to)
+	_ = os.Remove(partial)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("%s already exists (made while this backup ran); choose a new file", to)
+	case err != nil:
 		return fmt.Errorf("backup: %w", err)
 	}
 	return nil
