@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -28,19 +27,9 @@ func NewMemoryBudget(q Quota, opts ...Option) (Budget, error) {
 // under prefix. Unlike NewRedis it keeps no local cache of refusals: a
 // refusal of n units says nothing about a later, smaller spend.
 func NewRedisBudget(client redis.UniversalClient, prefix string, q Quota, opts ...Option) (Budget, error) {
-	if client == nil {
-		return nil, errors.New("ratelimit: nil Redis client")
-	}
-	if prefix == "" {
-		return nil, errors.New("ratelimit: empty Redis key prefix")
-	}
-	o, err := buildOptions(opts)
+	g, _, err := newRedisGCRA(client, prefix, q, opts)
 	if err != nil {
 		return nil, err
 	}
-	st := &redisStore{c: client, prefix: prefix}
-	if o.clockSet {
-		st.now = o.now
-	}
-	return newGCRA(st, q)
+	return g, nil
 }

@@ -23,22 +23,7 @@ import (
 // refill interval. Otherwise a rejection costs one round trip and an allowed
 // request two (read, then compare-and-swap).
 func NewRedis(client redis.UniversalClient, prefix string, q Quota, opts ...Option) (Limiter, error) {
-	if client == nil {
-		return nil, errors.New("ratelimit: nil Redis client")
-	}
-	if prefix == "" {
-		// Unprefixed keys could overwrite unrelated application data.
-		return nil, errors.New("ratelimit: empty Redis key prefix")
-	}
-	o, err := buildOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	st := &redisStore{c: client, prefix: prefix}
-	if o.clockSet {
-		st.now = o.now
-	}
-	g, err := newGCRA(st, q)
+	g, o, err := newRedisGCRA(client, prefix, q, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +36,28 @@ func NewRedis(client redis.UniversalClient, prefix string, q Quota, opts ...Opti
 		now:   o.now,
 		start: o.now(),
 	}, nil
+}
+
+// newRedisGCRA is the GCRA over Redis that NewRedis and NewRedisBudget
+// share, with the options it was given.
+func newRedisGCRA(client redis.UniversalClient, prefix string, q Quota, opts []Option) (*gcra, options, error) {
+	if client == nil {
+		return nil, options{}, errors.New("ratelimit: nil Redis client")
+	}
+	if prefix == "" {
+		// Unprefixed keys could overwrite unrelated application data.
+		return nil, options{}, errors.New("ratelimit: empty Redis key prefix")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, options{}, err
+	}
+	st := &redisStore{c: client, prefix: prefix}
+	if o.clockSet {
+		st.now = o.now
+	}
+	g, err := newGCRA(st, q)
+	return g, o, err
 }
 
 type redisLimiter struct {
