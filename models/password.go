@@ -145,11 +145,12 @@ func (p *passwordSlots) release() {
 	p.free++
 }
 
-// hashPassword returns the bcrypt hash of pw at the store's cost.
-func (s *Store) hashPassword(ctx context.Context, pw string) (string, error) {
+// hashPassword returns the bcrypt hash of pw at the store's cost; prio
+// picks its line in the queue for a slot.
+func (s *Store) hashPassword(ctx context.Context, prio passwordPriority, pw string) (string, error) {
 	var hash []byte
 	var err error
-	if busy := s.passwords.run(ctx, inTurn, func() {
+	if busy := s.passwords.run(ctx, prio, func() {
 		hash, err = bcrypt.GenerateFromPassword([]byte(pw), s.cfg.PasswordCost)
 	}); busy != nil {
 		return "", busy
@@ -164,6 +165,17 @@ func (s *Store) passwordMatches(ctx context.Context, prio passwordPriority, hash
 	matched := false
 	err := s.passwords.run(ctx, prio, func() { matched = bcrypt.CompareHashAndPassword(hash, []byte(pw)) == nil })
 	return matched, err
+}
+
+// passwordPriority is the line an actor's password work waits in: someone
+// signed in (or the operator) has already proven who they are, as a known
+// device has, so strangers flooding the sign-in form cannot make them
+// wait or refuse them.
+func (a Actor) passwordPriority() passwordPriority {
+	if a.SessionID != "" || a.Operator {
+		return knownDeviceFirst
+	}
+	return inTurn
 }
 
 // IsPasswordsBusy reports whether err is the answer to a password check

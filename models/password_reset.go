@@ -115,7 +115,7 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 	if _, err := s.resetTokenUser(s.read(ctx), in.Token); err != nil {
 		return nil, "", err
 	}
-	hash, err := s.hashPassword(ctx, in.Password)
+	hash, err := s.hashPassword(ctx, inTurn, in.Password) // a link, not a sign-in
 	if err != nil {
 		return nil, "", err
 	}
@@ -161,7 +161,7 @@ func (s *Store) SetPassword(ctx context.Context, actor Actor, email, password st
 	if err := f.Err(); err != nil {
 		return err
 	}
-	hash, err := s.hashPassword(ctx, password)
+	hash, err := s.hashPassword(ctx, actor.passwordPriority(), password)
 	if err != nil {
 		return err
 	}

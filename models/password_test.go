@@ -349,9 +349,23 @@ func TestAFullPasswordQueueRefusesAtOnce(t *testing.T) {
 		owner <- err
 	}()
 	waitForPasswordWaiters(t, store, 3)
+	// Someone signed in checking their password again (changing it) has
+	// proven a past sign-in as a known device has: not refused either.
+	u := modelstest.Must[*models.User](t)(store.UserByEmail(ctx, "ada@example.com"))
+	signedIn := u.Actor()
+	signedIn.SessionID = "a session"
+	changed := make(chan error, 1)
+	go func() {
+		changed <- store.ChangePassword(ctx, signedIn, models.ChangePasswordInput{CurrentPassword: password,
+			NewPassword: "a newer password 123", NewPasswordConfirm: "a newer password 123"})
+	}()
+	waitForPasswordWaiters(t, store, 4)
 	release()
 	if err := <-owner; err != nil {
 		t.Fatalf("the known device past a full line: %v", err)
+	}
+	if err := <-changed; err != nil {
+		t.Fatalf("a signed-in change of password past a full line: %v", err)
 	}
 	stopWaiting()
 	wg.Wait()

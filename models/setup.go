@@ -119,7 +119,7 @@ func (s *Store) CompleteSetup(ctx context.Context, in SetupInput) (*Session, str
 	if err := in.Validate(); err != nil {
 		return nil, "", err
 	}
-	u, err := s.newUser(ctx, &CreateUserInput{Email: in.Email, Password: in.Password, Role: RoleOwner})
+	u, err := s.newUser(ctx, inTurn, &CreateUserInput{Email: in.Email, Password: in.Password, Role: RoleOwner})
 	if err != nil {
 		return nil, "", err
 	}

@@ -88,7 +88,7 @@ func normalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 // global ruleset and the default inbound rule. The actor is the operator
 // (CLI); the first-run setup goes through CompleteSetup.
 func (s *Store) CreateUser(ctx context.Context, actor Actor, in CreateUserInput) (*User, error) {
-	u, err := s.newUser(ctx, &in)
+	u, err := s.newUser(ctx, actor.passwordPriority(), &in)
 	if err != nil {
 		return nil, err
 	}
@@ -100,11 +100,11 @@ func (s *Store) CreateUser(ctx context.Context, actor Actor, in CreateUserInput)
 
 // newUser validates the input and builds the user with its password hash,
 // outside any transaction: bcrypt is slow on purpose.
-func (s *Store) newUser(ctx context.Context, in *CreateUserInput) (*User, error) {
+func (s *Store) newUser(ctx context.Context, prio passwordPriority, in *CreateUserInput) (*User, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	hash, err := s.hashPassword(ctx, in.Password)
+	hash, err := s.hashPassword(ctx, prio, in.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -215,12 +215,12 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 	if err != nil {
 		return err
 	}
-	if ok, err := s.passwordMatches(ctx, inTurn, []byte(u.PasswordHash), in.CurrentPassword); err != nil {
+	if ok, err := s.passwordMatches(ctx, actor.passwordPriority(), []byte(u.PasswordHash), in.CurrentPassword); err != nil {
 		return err
 	} else if !ok {
 		return InvalidField("current_password", "is incorrect")
 	}
-	hash, err := s.hashPassword(ctx, in.NewPassword)
+	hash, err := s.hashPassword(ctx, actor.passwordPriority(), in.NewPassword)
 	if err != nil {
 		return err
 	}

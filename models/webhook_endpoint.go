@@ -315,7 +315,7 @@ func (s *Store) RevealWebhookSecret(ctx context.Context, actor Actor, id, passwo
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := s.passwordMatches(ctx, inTurn, []byte(u.PasswordHash), password); err != nil {
+	if ok, err := s.passwordMatches(ctx, actor.passwordPriority(), []byte(u.PasswordHash), password); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, InvalidField("password", "is incorrect")

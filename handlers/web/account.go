@@ -13,11 +13,10 @@ func (h *Handlers) Account(c *fiber.Ctx) error {
 }
 
 // ChangePassword changes the signed-in user's password; their other
-// sessions end. Attempts are throttled like sign-ins on the user's email:
-// a stolen session must not become a fast way to guess the password.
+// sessions end. Attempts are throttled per session (throttleReauth): a
+// stolen session must not become a fast way to guess the password.
 func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
-	_, u := signedIn(c)
-	err := errPasswordThrottled(h.throttlePassword(c, u.Email))
+	err := errPasswordThrottled(h.throttleReauth(c))
 	if err == nil {
 		err = h.store.ChangePassword(c.UserContext(), actor(c), models.ChangePasswordInput{
 			CurrentPassword:    c.FormValue("current_password"),

@@ -113,6 +113,17 @@ func (h *Handlers) throttleSignIn(c *fiber.Ctx, email string, device models.Devi
 	return h.allow(c, h.limits.SignInKnownDevicesPerAccount, "known:"+loginKey(email))
 }
 
+// throttleReauth counts one password check by a signed-in user (change of
+// password, revealing a signing secret) against their session's own
+// budget, as a known device's sign-in is counted: the session proves a
+// past sign-in, so strangers draining the account's budget cannot lock
+// its owner out of these forms, and a stolen session guesses no faster
+// than a device cookie may.
+func (h *Handlers) throttleReauth(c *fiber.Ctx) string {
+	sess, _ := signedIn(c)
+	return h.allow(c, h.limits.SignInPerDevice, "session:"+sess.ID)
+}
+
 // loginKey is the email as the limiters count it: as the store finds it.
 func loginKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 

@@ -215,12 +215,11 @@ func (h *Handlers) webhookSecretPage(c *fiber.Ctx, status int, id string, v view
 }
 
 // RevealWebhookSecret shows the signing secret once the password is
-// confirmed. Attempts are throttled like sign-ins on the user's email, as
-// the change of password is.
+// confirmed. Attempts are throttled per session, as the change of
+// password is.
 func (h *Handlers) RevealWebhookSecret(c *fiber.Ctx) error {
 	id := strings.Clone(c.Params("id"))
-	_, u := signedIn(c)
-	err := errPasswordThrottled(h.throttlePassword(c, u.Email))
+	err := errPasswordThrottled(h.throttleReauth(c))
 	var e *models.WebhookEndpoint
 	if err == nil {
 		e, err = h.store.RevealWebhookSecret(c.UserContext(), actor(c), id, c.FormValue("password"))
