@@ -145,10 +145,18 @@ func checkIdempotencyKey(key string) error {
 }
 
 // fingerprint names the request a key was first used for: SHA-256 of its
-// method, path (with the query) and body.
+// method, path (with the query), If-Match when sent, and body. If-Match is
+// part of what was asked: a key first used with a stale ETag (412) must
+// not replay that 412 for the current one, nor a success for a stale one.
+// Without If-Match the fingerprint is what it always was.
 func fingerprint(c *fiber.Ctx) string {
 	h := sha256.New()
 	h.Write([]byte(c.Method() + "\n" + c.Path() + "?" + string(c.Request().URI().QueryString()) + "\n"))
+	if m := c.Request().Header.Peek(fiber.HeaderIfMatch); len(m) > 0 {
+		h.Write([]byte("If-Match: "))
+		h.Write(m)
+		h.Write([]byte("\n"))
+	}
 	h.Write(c.Body())
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -227,3 +227,26 @@ func TestParallelRequestsWithOneKeyCreateOneObject(t *testing.T) {
 		t.Fatalf("%d audit events, want 1", n)
 	}
 }
+
+// If-Match is part of the request a key names: a key first used with a
+// stale ETag (412) is not replayed for the current one, which would leave
+// the write undone behind an answer about another precondition; it is a
+// key reused for another request. The same If-Match again is a replay.
+func TestIdempotencyKeyRemembersIfMatch(t *testing.T) {
+	e := newEnv(t)
+	path := "/api/v1/firewall-rules"
+	tag := e.do(http.MethodGet, path, nil).expect(http.StatusOK).Header.Get("ETag")
+	body := map[string]any{"data": httpsRule(1001)}
+	stale := e.doWith(http.MethodPut, path, body, "If-Match", `"999"`, "Idempotency-Key", "k-1").
+		expectError(http.StatusPreconditionFailed, models.CodePreconditionFailed)
+	expectReplayed(t, stale, e.doWith(http.MethodPut, path, body, "If-Match", `"999"`, "Idempotency-Key", "k-1"))
+	r := e.doWith(http.MethodPut, path, body, "If-Match", tag, "Idempotency-Key", "k-1").
+		expectError(http.StatusBadRequest, models.CodeInvalidParameters)
+	if !strings.Contains(r.message(), "another request") {
+		t.Errorf("message %q does not say the key was used for another request", r.message())
+	}
+	if after := e.do(http.MethodGet, path, nil).Header.Get("ETag"); after != tag {
+		t.Fatalf("ETag %s after refusals, want %s unchanged", after, tag)
+	}
+	e.doWith(http.MethodPut, path, body, "If-Match", tag, "Idempotency-Key", "k-2").expect(http.StatusOK)
+}
