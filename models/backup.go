@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -21,9 +22,10 @@ import (
 // a temporary file of its own beside the final name (so backups to one
 // name at once do not meet) and renamed into place only once it has
 // passed the check, so a failed or interrupted backup never leaves a file
-// that looks complete. A file that exists at to when the backup starts is
-// not overwritten; of backups to one name at once, the last to finish
-// leaves its copy there.
+// that looks complete. A file at to is never overwritten: of backups to
+// one name at once, the first to finish names the file and the others are
+// refused. Temporary files an interrupted backup left behind are removed
+// by the next backup into the folder once they are stalePartial old.
 func Backup(ctx context.Context, db *gorm.DB, to string) error {
 	if db.Dialector.Name() != "sqlite" {
 		return errors.New("backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)")
@@ -35,9 +37,10 @@ func Backup(ctx context.Context, db *gorm.DB, to string) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
+	removeStalePartials(dir)
 	// VACUUM INTO accepts an empty file, so the unique name CreateTemp
 	// reserves is the one it writes.
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(to)+".*.partial")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(to)+".*"+partialSuffix)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
@@ -53,7 +56,7 @@ func Backup(ctx context.Context, db *gorm.DB, to string) error {
 	// A hard link names the copy only if nothing has the name yet, so a
 	// backup that finished first (or any file made meanwhile) is never
 	// replaced, as a rename would.
-	err = os.Link(partial, to)
+	err = nameOnce(partial, to)
 	_ = os.Remove(partial)
 	switch {
 	case errors.Is(err, fs.ErrExist):
@@ -62,6 +65,48 @@ func Backup(ctx context.Context, db *gorm.DB, to string) error {
 		return fmt.Errorf("backup: %w", err)
 	}
 	return nil
+}
+
+// nameOnce gives the file at partial the name to, unless to exists. A hard
+// link does that in one step; where the filesystem has none, an exclusive
+// create reserves the name and a rename puts the copy in its place.
+func nameOnce(partial, to string) error {
+	err := os.Link(partial, to)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_ = f.Close()
+	return os.Rename(partial, to)
+}
+
+// partialSuffix ends the names of backups being written.
+const partialSuffix = ".partial"
+
+// stalePartial is how long a temporary backup file goes unwritten before
+// it counts as left by an interrupted backup: one still running writes it
+// or checks it well within that.
+const stalePartial = 6 * time.Hour
+
+// removeStalePartials deletes the temporary files of interrupted backups
+// in dir; each is a whole copy of the database.
+func removeStalePartials(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, partialSuffix) || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > stalePartial {
+			_ = os.Remove(filepath.Join(dir, name))
+		}
+	}
 }
 
 // writeCheckedCopy writes the database into the empty file path and

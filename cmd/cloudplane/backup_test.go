@@ -198,6 +198,34 @@ func TestFailedBackupLeavesNoFile(t *testing.T) {
 	expectOnlyFiles(t, filepath.Dir(to))
 }
 
+// A backup removes the temporary copies interrupted backups left in its
+// folder once they have gone unwritten for hours, and leaves a recent
+// one, which may be another backup still running.
+func TestBackupRemovesStalePartialCopies(t *testing.T) {
+	dir := t.TempDir()
+	live := migrated(t, filepath.Join(dir, "live.db"))
+	store := openDB(t, live)
+	backups := filepath.Join(dir, "backups")
+	if err := os.MkdirAll(backups, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(backups, ".yesterday.db.123.partial")
+	running := filepath.Join(backups, ".today.db.456.partial")
+	for _, p := range []string{stale, running} {
+		if err := os.WriteFile(p, []byte("half a copy"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-7 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := models.Backup(context.Background(), store.DB(), filepath.Join(backups, "now.db")); err != nil {
+		t.Fatal(err)
+	}
+	expectOnlyFiles(t, backups, ".today.db.456.partial", "now.db")
+}
+
 // expectOnlyFiles fails unless dir holds exactly the files named.
 func expectOnlyFiles(t *testing.T, dir string, names ...string) {
 	t.Helper()
