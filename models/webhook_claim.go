@@ -59,7 +59,7 @@ type ClaimedWebhooks struct {
 }
 
 // ClaimWebhooks leases due deliveries of enabled endpoints to c.Owner
-// until c.Lease from now, at most c.Limit, shared fairly between accounts
+// until c.Lease from the start of its transaction, at most c.Limit, shared fairly between accounts
 // and within each between its endpoints (claimShares): counted from the
 // unexpired leases of every dispatcher, no endpoint has more than
 // Config.WebhookEndpointConcurrency in flight and no account more than
@@ -75,11 +75,14 @@ type ClaimedWebhooks struct {
 // SQLite serialises writers. It is the dispatcher's operation, not a
 // user's.
 func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebhooks, error) {
-	now := s.Now()
 	shares := claimShares{limit: c.Limit, reserve: c.Reserve,
 		endpointCap: s.WebhookEndpointConcurrency(), accountCap: s.WebhookAccountConcurrency()}
 	var out ClaimedWebhooks
 	err := s.write(ctx, func(tx *gorm.DB) error {
+		// Read inside the transaction, not before the write queue (SQLite)
+		// or the wait for a connection: a lease timed from before that
+		// wait would leave the attempt less than the lease promises.
+		now := s.Now()
 		out = ClaimedWebhooks{}
 		due, err := dueEndpoints(tx, now, nil, shares.endpointCap+1)
 		if err != nil || len(due) == 0 {
