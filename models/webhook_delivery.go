@@ -185,6 +185,21 @@ func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, 
 	return a
 }
 
+// ReleaseIdleWebhookLeases gives up owner's leases on every delivery but
+// working, the ones its workers are attempting. A claim that failed may
+// still have committed (its deadline fired during COMMIT): the leases
+// it took belong to no worker, and would count against their accounts'
+// shares until they expire.
+func (s *Store) ReleaseIdleWebhookLeases(ctx context.Context, owner string, working []string) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		q := tx.Model(&WebhookDelivery{}).Where("lease_owner = ? AND lease_until IS NOT NULL", owner)
+		if len(working) > 0 { // NOT IN of nothing would match nothing
+			q = q.Where("id NOT IN ?", working)
+		}
+		return q.Updates(map[string]any{"lease_owner": "", "lease_until": nil}).Error
+	})
+}
+
 // ReleaseWebhookDeliveries gives up owner's leases without an attempt, so
 // the next dispatcher takes the deliveries at once (graceful shutdown). No
 // ids releases every lease owner holds.
