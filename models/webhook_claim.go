@@ -59,7 +59,7 @@ type ClaimedWebhooks struct {
 }
 
 // ClaimWebhooks leases due deliveries of enabled endpoints to c.Owner
-// until c.Lease from now, at most c.Limit, shared fairly between accounts
+// until c.Lease from the start of its transaction, at most c.Limit, shared fairly between accounts
 // and within each between its endpoints (claimShares): counted from the
 // unexpired leases of every dispatcher, no endpoint has more than
 // Config.WebhookEndpointConcurrency in flight and no account more than
@@ -75,13 +75,16 @@ type ClaimedWebhooks struct {
 // SQLite serialises writers. It is the dispatcher's operation, not a
 // user's.
 func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebhooks, error) {
-	now := s.Now()
 	shares := claimShares{limit: c.Limit, reserve: c.Reserve,
 		endpointCap: s.WebhookEndpointConcurrency(), accountCap: s.WebhookAccountConcurrency()}
 	var out ClaimedWebhooks
 	err := s.write(ctx, func(tx *gorm.DB) error {
+		// Read inside the transaction, not before the write queue (SQLite)
+		// or the wait for a connection: a lease timed from before that
+		// wait would leave the attempt less than the lease promises.
+		now := s.Now()
 		out = ClaimedWebhooks{}
-		due, err := dueEndpoints(tx, now, nil)
+		due, err := dueEndpoints(tx, now, nil, shares.endpointCap+1)
 		if err != nil || len(due) == 0 {
 			return err
 		}
@@ -97,7 +100,7 @@ func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebho
 		}
 		// Counted again under the locks: the first look may predate
 		// another dispatcher's commit.
-		if due, err = dueEndpoints(tx, now, accounts); err != nil {
+		if due, err = dueEndpoints(tx, now, accounts, shares.endpointCap+1); err != nil {
 			return err
 		}
 		if endpointBusy, accountBusy, err = inFlight(tx, now, accounts); err != nil {
@@ -118,26 +121,43 @@ func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebho
 // has locked; SQLite's dialect drops it (its writers are serialised).
 var skipLocked = clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}
 
+// pendingLiteral selects pending deliveries with the status written out:
+// idx_webhook_deliveries_pending is partial, and SQLite uses a partial
+// index only for a query whose WHERE says what the index's does.
+const pendingLiteral = "status = '" + DeliveryPending + "'"
+
 // claimable narrows db to pending deliveries due at now that no
 // unexpired lease holds.
 func claimable(db *gorm.DB, now time.Time) *gorm.DB {
 	return db.Model(&WebhookDelivery{}).
-		Where("status = ? AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)", DeliveryPending, now, now)
+		Where(pendingLiteral+" AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)", now, now)
 }
 
 // dueEndpoints lists the enabled endpoints (of accounts, unless nil) with
-// claimable deliveries, the one with the oldest due delivery first.
-func dueEndpoints(tx *gorm.DB, now time.Time, accounts []string) ([]dueEndpoint, error) {
-	q := tx.Table("webhook_deliveries AS d").
-		Select("d.endpoint_id, p.account_id, COUNT(*) AS due").
-		Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
-		Where("d.status = ? AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)", DeliveryPending, now, now).
+// claimable deliveries, the one with the oldest due delivery first, each
+// with at most limit of them counted. It reads the endpoints and, through
+// idx_webhook_deliveries_pending, at most limit due deliveries of each
+// (plus those under a lease, at most a cap's worth): a claim never takes
+// more than the endpoint cap of one endpoint, so counting a hung account's
+// whole backlog would cost every claim of every dispatcher for nothing.
+// PostgreSQL runs the subqueries per endpoint row as a LATERAL would;
+// ordering by the index's whole key keeps it from walking the
+// (status, next_attempt_at) index instead, filtering on the endpoint.
+func dueEndpoints(tx *gorm.DB, now time.Time, accounts []string, limit int) ([]dueEndpoint, error) {
+	claimableOf := "FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d." + pendingLiteral +
+		" AND d.next_attempt_at <= @now AND (d.lease_until IS NULL OR d.lease_until <= @now)"
+	endpoints := tx.Table("webhook_endpoints AS p").
+		Select("p.id AS endpoint_id, p.account_id, "+
+			"(SELECT COUNT(*) FROM (SELECT 1 "+claimableOf+" ORDER BY d.next_attempt_at, d.id LIMIT @limit) AS firsts) AS due, "+
+			"(SELECT d.next_attempt_at "+claimableOf+" ORDER BY d.next_attempt_at, d.id LIMIT 1) AS oldest",
+			map[string]any{"now": now, "limit": limit}).
 		Where("p.enabled = ?", true)
 	if accounts != nil {
-		q = q.Where("p.account_id IN ?", accounts)
+		endpoints = endpoints.Where("p.account_id IN ?", accounts)
 	}
 	var due []dueEndpoint
-	err := q.Group("d.endpoint_id, p.account_id").Order("MIN(d.next_attempt_at), d.endpoint_id").Scan(&due).Error
+	err := tx.Table("(?) AS e", endpoints).Select("endpoint_id, account_id, due").
+		Where("due > 0").Order("oldest, endpoint_id").Scan(&due).Error
 	return due, err
 }
 

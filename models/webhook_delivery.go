@@ -20,11 +20,11 @@ const (
 // dispatcher works on it, it holds a lease (owner and expiry); a lease that
 // expires, because its process died, lets another dispatcher take it over.
 type WebhookDelivery struct {
-	ID             string     `gorm:"primaryKey;size:32"`
+	ID             string     `gorm:"primaryKey;size:32;index:idx_webhook_deliveries_pending,priority:3"`
 	EventID        string     `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:1"`
-	EndpointID     string     `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:2;index"`
+	EndpointID     string     `gorm:"size:32;not null;uniqueIndex:idx_webhook_deliveries_event_endpoint,priority:2;index;index:idx_webhook_deliveries_pending,priority:1,where:status = 'pending'"`
 	Status         string     `gorm:"size:16;not null;index:idx_webhook_deliveries_due,priority:1"`
-	NextAttemptAt  time.Time  `gorm:"not null;index:idx_webhook_deliveries_due,priority:2"`
+	NextAttemptAt  time.Time  `gorm:"not null;index:idx_webhook_deliveries_due,priority:2;index:idx_webhook_deliveries_pending,priority:2"`
 	Tries          int        `gorm:"not null"` // attempts since last queued: the position in the retry schedule
 	Attempts       int        `gorm:"not null"` // attempts ever
 	LeaseOwner     string     `gorm:"size:32;not null"`
@@ -185,6 +185,21 @@ func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, 
 	return a
 }
 
+// ReleaseIdleWebhookLeases gives up owner's leases on every delivery but
+// working, the ones its workers are attempting. A claim that failed may
+// still have committed (its deadline fired during COMMIT): the leases
+// it took belong to no worker, and would count against their accounts'
+// shares until they expire.
+func (s *Store) ReleaseIdleWebhookLeases(ctx context.Context, owner string, working []string) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		q := tx.Model(&WebhookDelivery{}).Where("lease_owner = ? AND lease_until IS NOT NULL", owner)
+		if len(working) > 0 { // NOT IN of nothing would match nothing
+			q = q.Where("id NOT IN ?", working)
+		}
+		return q.Updates(map[string]any{"lease_owner": "", "lease_until": nil}).Error
+	})
+}
+
 // ReleaseWebhookDeliveries gives up owner's leases without an attempt, so
 // the next dispatcher takes the deliveries at once (graceful shutdown). No
 // ids releases every lease owner holds.
@@ -201,17 +216,22 @@ func (s *Store) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids 
 // NextWebhookDue is when the earliest pending delivery of an enabled
 // endpoint becomes claimable: its next attempt (if its endpoint has a free
 // slot), or the expiry of the lease a dispatcher holds on it. Nil when
-// nothing is pending.
+// nothing is pending. It reads the first waiting delivery of each enabled
+// endpoint (idx_webhook_deliveries_pending) and the leased ones
+// (idx_webhook_deliveries_leased), never a backlog waiting behind a cap.
 func (s *Store) NextWebhookDue(ctx context.Context) (*time.Time, error) {
 	var due, leased []time.Time
-	db := s.read(ctx).Model(&WebhookDelivery{}).Where("status = ?", DeliveryPending).
-		Where("endpoint_id IN (?)", s.read(ctx).Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)).
-		Session(&gorm.Session{})
-	if err := db.Where("lease_until IS NULL").Where("endpoint_id NOT IN (?)", s.saturated(s.read(ctx), s.Now())).
+	db := s.read(ctx)
+	firstWaiting := db.Table("webhook_endpoints AS p").
+		Select("(SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d."+pendingLiteral+
+			" AND d.lease_until IS NULL ORDER BY d.next_attempt_at, d.id LIMIT 1)").
+		Where("p.enabled = ?", true).Where("p.id NOT IN (?)", s.saturated(db, s.Now()))
+	if err := db.Model(&WebhookDelivery{}).Where("id IN (?)", firstWaiting).
 		Order("next_attempt_at").Limit(1).Pluck("next_attempt_at", &due).Error; err != nil {
 		return nil, err
 	}
-	if err := db.Where("lease_until IS NOT NULL").
+	if err := db.Model(&WebhookDelivery{}).Where("status = ? AND lease_until IS NOT NULL", DeliveryPending).
+		Where("endpoint_id IN (?)", db.Model(&WebhookEndpoint{}).Select("id").Where("enabled = ?", true)).
 		Order("lease_until").Limit(1).Pluck("lease_until", &leased).Error; err != nil {
 		return nil, err
 	}

@@ -10,8 +10,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,6 +100,7 @@ type Dispatcher struct {
 	finished chan finished // attempts for the recorder to store
 	backlog  atomic.Bool   // the last claim filled every worker or held deliveries back: more may be due
 	busy     endpointLoad  // attempts in flight here, per endpoint
+	working  deliverySet   // the deliveries this dispatcher's workers hold
 }
 
 // New returns a dispatcher over store.
@@ -175,6 +178,7 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 				// A coded error's text says only that the database is
 				// unavailable; what the driver said is its cause.
 				d.cfg.Log.Error("webhooks: claiming deliveries failed", "err", err, "cause", errors.Unwrap(err))
+				d.releaseIdle(ctx)
 			}
 			return claimedAllDue
 		}
@@ -182,9 +186,11 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 			slots <- struct{}{}
 			wg.Add(1)
 			d.busy.add(job.EndpointID, 1)
+			d.working.add(job.DeliveryID)
 			go func() {
 				defer wg.Done()
 				d.deliver(sends, job)
+				d.working.remove(job.DeliveryID)
 				<-slots
 				// An endpoint this process kept at its cap may have more
 				// due: claim for its freed slot now rather than at the
@@ -210,14 +216,36 @@ func (d *Dispatcher) dispatch(ctx, sends context.Context, slots, freed chan stru
 	}
 }
 
-// claim leases up to idle due deliveries. It is bounded by half the
-// lease: the leases count from the claim's start, and a claim that took
-// longer would hand out deliveries already free for others to take.
+// claim leases up to idle due deliveries. The leases count from the
+// start of its transaction, so the time it takes comes out of the lease:
+// bounded far below it, the attempt keeps its whole Timeout and storing
+// it keeps a margin before another dispatcher may take the delivery.
 func (d *Dispatcher) claim(ctx context.Context, idle int) (models.ClaimedWebhooks, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.lease/2)
+	ctx, cancel := context.WithTimeout(ctx, d.claimTimeout())
 	defer cancel()
 	return d.store.ClaimWebhooks(ctx, models.WebhookClaim{Owner: d.owner, Limit: idle,
 		Lease: d.lease, Reserve: d.reserve()})
+}
+
+// maxClaimTime bounds a claim. It reads a few rows per enabled endpoint
+// and commits once; taking longer means the database is struggling, and
+// claiming again later beats eating into the attempt's time.
+const maxClaimTime = 5 * time.Second
+
+// claimTimeout is maxClaimTime, or a quarter of the lease when that is
+// shorter (an attempt Timeout under 1.5 s).
+func (d *Dispatcher) claimTimeout() time.Duration { return min(maxClaimTime, d.lease/4) }
+
+// releaseIdle gives back the leases of this dispatcher that no worker of
+// its holds, after a failed claim: on PostgreSQL a deadline firing during
+// COMMIT fails the claim after its leases were committed, and they would
+// count against their accounts' shares until they expired.
+func (d *Dispatcher) releaseIdle(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, d.claimTimeout())
+	defer cancel()
+	if err := d.store.ReleaseIdleWebhookLeases(ctx, d.owner, d.working.list()); err != nil && ctx.Err() == nil {
+		d.cfg.Log.Error("webhooks: releasing the leases of a failed claim failed", "err", err)
+	}
 }
 
 // reserve is how many workers a claim keeps for accounts with nothing in
@@ -356,4 +384,32 @@ func (l *endpointLoad) add(endpoint string, delta int) int {
 		delete(l.n, endpoint)
 	}
 	return before
+}
+
+// deliverySet is the deliveries the workers are attempting, whose leases
+// a release after a failed claim must keep.
+type deliverySet struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+func (w *deliverySet) add(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ids == nil {
+		w.ids = map[string]struct{}{}
+	}
+	w.ids[id] = struct{}{}
+}
+
+func (w *deliverySet) remove(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.ids, id)
+}
+
+func (w *deliverySet) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Collect(maps.Keys(w.ids))
 }
