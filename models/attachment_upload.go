@@ -96,7 +96,9 @@ func (s *Store) takesBytes(db *gorm.DB, a *TicketAttachment) error {
 // The chunks become the attachment's bytes only in the last transaction,
 // which checks again that it takes them; until then nothing reads them,
 // and on any failure they are deleted. A body past the declared size is
-// UploadTooLargeError; complete checks the size is exact.
+// UploadTooLargeError; one that ends short of it (a client whose
+// connection dropped) or breaks is CodeInvalidParameters, and stores
+// nothing, so the URL takes the body again.
 func (s *Store) ReceiveAttachment(ctx context.Context, target *UploadTarget, body io.Reader) error {
 	return s.receive(ctx, &target.attachment, body)
 }
@@ -113,7 +115,7 @@ func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader
 	limited := io.LimitReader(body, a.SizeBytes+1)
 	var total int64
 	for {
-		n, readErr := io.ReadFull(limited, buf)
+		n, readErr := fill(limited, buf)
 		total += int64(n)
 		if total > a.SizeBytes {
 			return uploadTooLarge(a.SizeBytes)
@@ -124,12 +126,17 @@ func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader
 			}
 			chunks++
 		}
-		if errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) {
+		// Only io.EOF is the body's end: a connection that drops
+		// mid-body ends it too (io.ErrUnexpectedEOF, or io.EOF at the
+		// end of what arrived), which the size check below catches.
+		if readErr == io.EOF {
 			break
 		} else if readErr != nil {
-			return &Error{Code: CodeInvalidParameters, Message: "The upload's body could not be read to its end",
-				Suggestion: "Send the file again to the same upload_url", cause: readErr}
+			return uploadUnreadable(readErr)
 		}
+	}
+	if total != a.SizeBytes {
+		return uploadUnreadable(fmt.Errorf("body ended after %d of its %d bytes", total, a.SizeBytes))
 	}
 	return s.write(ctx, func(tx *gorm.DB) error {
 		var locked TicketAttachment
@@ -149,6 +156,27 @@ func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader
 		}
 		return tx.Create(&TicketAttachmentContent{AttachmentID: a.ID, SizeBytes: total, Data: []byte{}, UploadID: upload}).Error
 	})
+}
+
+// fill reads into buf until it is full or the body ends or fails; unlike
+// io.ReadFull it tells a clean end (io.EOF) from a broken one.
+func fill(body io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		k, err := body.Read(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// uploadUnreadable is an upload whose body did not arrive whole: it stores
+// nothing, so the same URL can be sent to again.
+func uploadUnreadable(cause error) error {
+	return &Error{Code: CodeInvalidParameters, Message: "The upload's body could not be read to its end",
+		Suggestion: "Send the whole file again to the same upload_url", cause: cause}
 }
 
 // storeChunk writes one piece of an upload, while its attachment still
