@@ -136,7 +136,9 @@ func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader
 		}
 	}
 	if total != a.SizeBytes {
-		return uploadUnreadable(fmt.Errorf("body ended after %d of its %d bytes", total, a.SizeBytes))
+		return &Error{Code: CodeInvalidParameters,
+			Message:    fmt.Sprintf("The upload's body ended after %d of the %d bytes its URL declares", total, a.SizeBytes),
+			Suggestion: "Send the whole file again to the same upload_url"}
 	}
 	return s.write(ctx, func(tx *gorm.DB) error {
 		var locked TicketAttachment
