@@ -214,30 +214,68 @@ func (s *Store) dropUpload(ctx context.Context, id, upload string) {
 
 const dropUploadTimeout = 10 * time.Second
 
-// uploadBytes reads the bytes of the upload c names. The chunks are read
-// in one statement, so a delete committed meanwhile removes all or none
-// of them: fewer bytes than recorded mean the attachment was deleted
-// (gorm.ErrRecordNotFound).
-func (s *Store) uploadBytes(ctx context.Context, c *TicketAttachmentContent) ([]byte, error) {
-	data := make([]byte, 0, c.SizeBytes)
-	rows, err := s.read(ctx).Model(&TicketAttachmentChunk{}).Select("data").
-		Where("attachment_id = ? AND upload_id = ?", c.AttachmentID, c.UploadID).Order("seq").Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var chunk []byte
-		if err := rows.Scan(&chunk); err != nil {
-			return nil, err
+// AttachmentBody is an uploaded attachment's bytes, read one chunk at a
+// time, each in a short query of its own: a download holds one chunk of
+// memory however large the file, and never holds a database connection
+// while the client reads slowly. An attachment deleted while it is read
+// ends the body early with an error (the server then cuts the response
+// short, which the client sees against Content-Length).
+type AttachmentBody struct {
+	store   *Store
+	ctx     context.Context
+	content TicketAttachmentContent
+	seq     int64  // the next chunk to read
+	read    int64  // bytes taken from the database so far
+	chunk   []byte // what is left of the chunk being sent
+}
+
+// attachmentChunkReadTimeout bounds reading one chunk: the body is read
+// after the request's handler returned, outside its deadline.
+const attachmentChunkReadTimeout = 30 * time.Second
+
+// Size is the attachment's length in bytes, its Content-Length.
+func (b *AttachmentBody) Size() int64 { return b.content.SizeBytes }
+
+// Read gives the attachment's bytes, reading the next chunk when the last
+// one was sent.
+func (b *AttachmentBody) Read(p []byte) (int, error) {
+	if len(b.chunk) == 0 {
+		if b.read == b.content.SizeBytes {
+			return 0, io.EOF
 		}
-		data = append(data, chunk...)
+		chunk, err := b.nextChunk()
+		if err != nil {
+			return 0, err
+		}
+		if len(chunk) == 0 || b.read+int64(len(chunk)) > b.content.SizeBytes {
+			return 0, fmt.Errorf("attachment %s: stored bytes differ from its %d bytes", b.content.AttachmentID, b.content.SizeBytes)
+		}
+		b.chunk, b.read = chunk, b.read+int64(len(chunk))
 	}
-	if err := rows.Err(); err != nil {
+	n := copy(p, b.chunk)
+	b.chunk = b.chunk[n:]
+	return n, nil
+}
+
+func (b *AttachmentBody) nextChunk() ([]byte, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, attachmentChunkReadTimeout)
+	defer cancel()
+	if b.content.UploadID == "" { // stored whole, before chunks existed
+		var c TicketAttachmentContent
+		err := b.store.read(ctx).Select("data").Where("attachment_id = ?", b.content.AttachmentID).Take(&c).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, attachmentNotFound(b.content.AttachmentID)
+		}
+		return c.Data, err
+	}
+	var c TicketAttachmentChunk
+	err := b.store.read(ctx).Select("data").
+		Where("attachment_id = ? AND upload_id = ? AND seq = ?", b.content.AttachmentID, b.content.UploadID, b.seq).Take(&c).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) { // deleted meanwhile
+		return nil, attachmentNotFound(b.content.AttachmentID)
+	} else if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) != c.SizeBytes {
-		return nil, gorm.ErrRecordNotFound
-	}
-	return data, nil
+	b.seq++
+	return c.Data, nil
 }

@@ -82,8 +82,12 @@ func TestAttachmentLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, data, err := f.store.SendAttachment(f.ctx, dl)
-	if err != nil || got.ID != a.ID || string(data) != "hello" {
+	got, body, err := f.store.SendAttachment(f.ctx, dl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(body)
+	if err != nil || got.ID != a.ID || string(data) != "hello" || body.Size() != 5 {
 		t.Fatalf("download: %v %q", err, data)
 	}
 	wantCode(t, f.store.DeleteAttachment(f.ctx, f.support, ticket, a.ID), models.CodeForbidden)
@@ -428,7 +432,11 @@ func TestCutOffUploadLeavesNothing(t *testing.T) {
 	if _, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, got, err := f.store.AttachmentContent(f.ctx, a.ID)
+	_, body, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(body)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read back %d bytes (%v), not the %d sent", len(got), err, len(data))
 	}
@@ -437,5 +445,51 @@ func TestCutOffUploadLeavesNothing(t *testing.T) {
 	}
 	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 0 {
 		t.Errorf("%d chunks left after the delete", n)
+	}
+}
+
+// A download reads the file a chunk at a time as it is sent: read back
+// equal across chunks, and an attachment deleted while it is read ends
+// the body with CodeNotFound, never with another upload's bytes.
+func TestAttachmentBodyReadsChunkByChunk(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	data := make([]byte, 2*models.AttachmentChunkSize+7)
+	for i := range data {
+		data[i] = byte(i % 253)
+	}
+	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket,
+		models.InitiateAttachmentInput{Filename: "dump", ContentType: "application/octet-stream", SizeBytes: int64(len(data))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := receive(f.ctx, f.store, tr, data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, whole, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cut, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(whole); err != nil || !bytes.Equal(got, data) || whole.Size() != int64(len(data)) {
+		t.Fatalf("read back %d bytes (%v), not the %d sent", len(got), err, len(data))
+	}
+	first := make([]byte, 10)
+	if _, err := io.ReadFull(cut, first); err != nil || !bytes.Equal(first, data[:10]) {
+		t.Fatalf("first bytes %q, %v", first, err)
+	}
+	if err := f.store.DeleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(cut)
+	wantCode(t, err, models.CodeNotFound)
+	if len(rest) >= len(data)-10 {
+		t.Fatalf("read %d bytes of a deleted attachment", len(rest))
 	}
 }
