@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -227,7 +228,14 @@ type AttachmentBody struct {
 	seq     int64  // the next chunk to read
 	read    int64  // bytes taken from the database so far
 	chunk   []byte // what is left of the chunk being sent
+	buf     []byte // the chunk read last, reused for the next
 }
+
+// chunkReadsAtOnce is how many downloads read a chunk from the database
+// at once; the others send what they hold meanwhile. Each read costs the
+// driver's copy of the chunk besides the body's buffer, so with many
+// downloads at once this bounds their garbage, not only their buffers.
+const chunkReadsAtOnce = 4
 
 // attachmentChunkReadTimeout bounds reading one chunk: the body is read
 // after the request's handler returned, outside its deadline.
@@ -260,6 +268,10 @@ func (b *AttachmentBody) Read(p []byte) (int, error) {
 func (b *AttachmentBody) nextChunk() ([]byte, error) {
 	ctx, cancel := context.WithTimeout(b.ctx, attachmentChunkReadTimeout)
 	defer cancel()
+	if err := b.store.chunkReads.Acquire(ctx, 1); err != nil {
+		return nil, err
+	}
+	defer b.store.chunkReads.Release(1)
 	if b.content.UploadID == "" { // stored whole, before chunks existed
 		var c TicketAttachmentContent
 		err := b.store.read(ctx).Select("data").Where("attachment_id = ?", b.content.AttachmentID).Take(&c).Error
@@ -268,14 +280,26 @@ func (b *AttachmentBody) nextChunk() ([]byte, error) {
 		}
 		return c.Data, err
 	}
-	var c TicketAttachmentChunk
-	err := b.store.read(ctx).Select("data").
-		Where("attachment_id = ? AND upload_id = ? AND seq = ?", b.content.AttachmentID, b.content.UploadID, b.seq).Take(&c).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) { // deleted meanwhile
-		return nil, attachmentNotFound(b.content.AttachmentID)
-	} else if err != nil {
+	rows, err := b.store.read(ctx).Model(&TicketAttachmentChunk{}).Select("data").
+		Where("attachment_id = ? AND upload_id = ? AND seq = ?", b.content.AttachmentID, b.content.UploadID, b.seq).Rows()
+	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, attachmentNotFound(b.content.AttachmentID) // deleted meanwhile
+	}
+	// Copied from the driver's bytes into the body's one buffer: scanning
+	// into a fresh []byte would allocate each chunk once more, and with
+	// many downloads at once that garbage is most of their memory.
+	var data sql.RawBytes
+	if err := rows.Scan(&data); err != nil {
+		return nil, err
+	}
+	b.buf = append(b.buf[:0], data...)
 	b.seq++
-	return c.Data, nil
+	return b.buf, rows.Close()
 }
