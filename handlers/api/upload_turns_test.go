@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -18,13 +19,31 @@ import (
 )
 
 // uploadsEnv is an env whose app receives maxUploads bodies at once and
-// drops one that stalls for progress.
-func uploadsEnv(t *testing.T, maxUploads int, progress time.Duration) *env {
+// drops one that stalls for progress; its log is written to log.
+func uploadsEnv(t *testing.T, maxUploads int, progress time.Duration, log io.Writer) *env {
 	store := modelstest.Open(t)
 	owner, key := modelstest.Owner(t, store, "owner@example.com")
 	app := handlers.New(handlers.Config{Store: store, MaxUploads: maxUploads, RequestTimeout: 2 * time.Second,
-		UploadProgressTimeout: progress})
+		UploadProgressTimeout: progress, Log: slog.New(slog.NewTextHandler(log, nil))})
 	return &env{t: t, app: app, store: store, spec: apitest.Optional(t), own: apitest.Cloudplane(t), owner: owner, key: key}
+}
+
+// logBuffer is a log destination the server's goroutines write at once.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // stall sends the head of an upload of size bytes to uri and the first
@@ -48,7 +67,7 @@ func stall(t *testing.T, base, uri string, size int) net.Conn {
 // before the body's 5 minutes, stores nothing, and its turn (the only
 // one) goes to the next upload, to the same URL too.
 func TestStalledUploadDroppedAfterProgressTimeout(t *testing.T) {
-	e := uploadsEnv(t, 1, 300*time.Millisecond)
+	e := uploadsEnv(t, 1, 300*time.Millisecond, io.Discard)
 	base := e.listen()
 	ticket := e.createTicket(incidentBody)
 	const size = 16 << 10
@@ -78,9 +97,11 @@ func TestStalledUploadDroppedAfterProgressTimeout(t *testing.T) {
 // One account's uploads never take every turn: while it holds stalled
 // uploads (more than the server receives at once), another account's
 // many clients at once are all received, each at most after retrying a
-// 503 with Retry-After.
+// 503 with Retry-After. A 503 for want of a turn is logged as that, not
+// as the database being unavailable.
 func TestOneAccountCannotHoldEveryUploadTurn(t *testing.T) {
-	e := uploadsEnv(t, 4, time.Minute)
+	var log logBuffer
+	e := uploadsEnv(t, 4, time.Minute, &log)
 	base := e.listen()
 	ticket := e.createTicket(incidentBody)
 	const size = 16 << 10
@@ -135,6 +156,9 @@ func TestOneAccountCannotHoldEveryUploadTurn(t *testing.T) {
 	close(problems)
 	for p := range problems {
 		t.Error(p)
+	}
+	if logged := log.String(); !strings.Contains(logged, "no upload turn came in time") || strings.Contains(logged, "database unavailable") {
+		t.Errorf("the 503s for want of a turn were not logged as such:\n%s", logged)
 	}
 	for i, up := range ups {
 		o.do(http.MethodPost, attachmentsPath(otherTicket)+"/"+up.AttachmentID+"/complete", nil).expect(http.StatusOK)
