@@ -44,8 +44,9 @@ type UploadConfig struct {
 // 8 KiB the server reads with the headers): the URL (signature and
 // expiry, which the server checked already before reading any of the
 // body), the account's rate limit, the attachment (a URL takes one body);
-// then the body waits for a turn among the uploads in flight, spends the
-// account's upload budget, and is stored as it arrives.
+// then the body waits for one of its account's turns and one of the
+// server's, spends the account's upload budget, and is stored as it
+// arrives, for as long as it keeps arriving.
 type Uploads struct {
 	store    *models.Store
 	guard    *Guard
