@@ -55,6 +55,9 @@ type Config struct {
 	// from MaxInFlight; more wait their turn within RequestTimeout
 	// (api.DefaultUploadsInFlight when 0).
 	MaxUploads int
+	// UploadProgressTimeout is how long an upload's body may go without a
+	// byte arriving (api.DefaultUploadProgressTimeout when 0).
+	UploadProgressTimeout time.Duration
 	// ReadTimeout is the time a client has to send a request, header and
 	// body; IdleTimeout, how long a kept-alive connection may wait for its
 	// next request. Zero means the defaults below.

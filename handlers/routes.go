@@ -23,7 +23,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// upload waits for a turn among the uploads (MaxUploads), and while
 	// its body arrives it must not hold a place other requests wait for.
 	uploads := api.NewUploads(cfg.Store, guard, api.UploadConfig{InFlight: cfg.MaxUploads,
-		BodyTimeout: max(cfg.ReadTimeout, UploadReadTimeout) + cfg.RequestTimeout})
+		BodyTimeout: max(cfg.ReadTimeout, UploadReadTimeout) + cfg.RequestTimeout, ProgressTimeout: cfg.UploadProgressTimeout})
 	app.Put(api.TransferPathPrefix+":id", uploads.Receive)
 
 	gate := newAdmission(inFlight(cfg))

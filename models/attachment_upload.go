@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -96,7 +97,9 @@ func (s *Store) takesBytes(db *gorm.DB, a *TicketAttachment) error {
 // The chunks become the attachment's bytes only in the last transaction,
 // which checks again that it takes them; until then nothing reads them,
 // and on any failure they are deleted. A body past the declared size is
-// UploadTooLargeError; complete checks the size is exact.
+// UploadTooLargeError; one that ends short of it (a client whose
+// connection dropped) or breaks is CodeInvalidParameters, and stores
+// nothing, so the URL takes the body again.
 func (s *Store) ReceiveAttachment(ctx context.Context, target *UploadTarget, body io.Reader) error {
 	return s.receive(ctx, &target.attachment, body)
 }
@@ -113,7 +116,7 @@ func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader
 	limited := io.LimitReader(body, a.SizeBytes+1)
 	var total int64
 	for {
-		n, readErr := io.ReadFull(limited, buf)
+		n, readErr := fill(limited, buf)
 		total += int64(n)
 		if total > a.SizeBytes {
 			return uploadTooLarge(a.SizeBytes)
@@ -124,12 +127,19 @@ func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader
 			}
 			chunks++
 		}
-		if errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) {
+		// Only io.EOF is the body's end: a connection that drops
+		// mid-body ends it too (io.ErrUnexpectedEOF, or io.EOF at the
+		// end of what arrived), which the size check below catches.
+		if readErr == io.EOF {
 			break
 		} else if readErr != nil {
-			return &Error{Code: CodeInvalidParameters, Message: "The upload's body could not be read to its end",
-				Suggestion: "Send the file again to the same upload_url", cause: readErr}
+			return uploadUnreadable(readErr)
 		}
+	}
+	if total != a.SizeBytes {
+		return &Error{Code: CodeInvalidParameters,
+			Message:    fmt.Sprintf("The upload's body ended after %d of the %d bytes its URL declares", total, a.SizeBytes),
+			Suggestion: "Send the whole file again to the same upload_url"}
 	}
 	return s.write(ctx, func(tx *gorm.DB) error {
 		var locked TicketAttachment
@@ -149,6 +159,27 @@ func (s *Store) receive(ctx context.Context, a *TicketAttachment, body io.Reader
 		}
 		return tx.Create(&TicketAttachmentContent{AttachmentID: a.ID, SizeBytes: total, Data: []byte{}, UploadID: upload}).Error
 	})
+}
+
+// fill reads into buf until it is full or the body ends or fails; unlike
+// io.ReadFull it tells a clean end (io.EOF) from a broken one.
+func fill(body io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		k, err := body.Read(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// uploadUnreadable is an upload whose body did not arrive whole: it stores
+// nothing, so the same URL can be sent to again.
+func uploadUnreadable(cause error) error {
+	return &Error{Code: CodeInvalidParameters, Message: "The upload's body could not be read to its end",
+		Suggestion: "Send the whole file again to the same upload_url", cause: cause}
 }
 
 // storeChunk writes one piece of an upload, while its attachment still
@@ -184,30 +215,91 @@ func (s *Store) dropUpload(ctx context.Context, id, upload string) {
 
 const dropUploadTimeout = 10 * time.Second
 
-// uploadBytes reads the bytes of the upload c names. The chunks are read
-// in one statement, so a delete committed meanwhile removes all or none
-// of them: fewer bytes than recorded mean the attachment was deleted
-// (gorm.ErrRecordNotFound).
-func (s *Store) uploadBytes(ctx context.Context, c *TicketAttachmentContent) ([]byte, error) {
-	data := make([]byte, 0, c.SizeBytes)
-	rows, err := s.read(ctx).Model(&TicketAttachmentChunk{}).Select("data").
-		Where("attachment_id = ? AND upload_id = ?", c.AttachmentID, c.UploadID).Order("seq").Rows()
+// AttachmentBody is an uploaded attachment's bytes, read one chunk at a
+// time, each in a short query of its own: a download holds one chunk of
+// memory however large the file, and never holds a database connection
+// while the client reads slowly. An attachment deleted while it is read
+// ends the body early with an error (the server then cuts the response
+// short, which the client sees against Content-Length).
+type AttachmentBody struct {
+	store   *Store
+	ctx     context.Context
+	content TicketAttachmentContent
+	seq     int64  // the next chunk to read
+	read    int64  // bytes taken from the database so far
+	chunk   []byte // what is left of the chunk being sent
+	buf     []byte // the chunk read last, reused for the next
+}
+
+// chunkReadsAtOnce is how many downloads read a chunk from the database
+// at once; the others send what they hold meanwhile. Each read costs the
+// driver's copy of the chunk besides the body's buffer, so with many
+// downloads at once this bounds their garbage, not only their buffers.
+const chunkReadsAtOnce = 4
+
+// attachmentChunkReadTimeout bounds reading one chunk: the body is read
+// after the request's handler returned, outside its deadline.
+const attachmentChunkReadTimeout = 30 * time.Second
+
+// Size is the attachment's length in bytes, its Content-Length.
+func (b *AttachmentBody) Size() int64 { return b.content.SizeBytes }
+
+// Read gives the attachment's bytes, reading the next chunk when the last
+// one was sent.
+func (b *AttachmentBody) Read(p []byte) (int, error) {
+	if len(b.chunk) == 0 {
+		if b.read == b.content.SizeBytes {
+			return 0, io.EOF
+		}
+		chunk, err := b.nextChunk()
+		if err != nil {
+			return 0, err
+		}
+		if len(chunk) == 0 || b.read+int64(len(chunk)) > b.content.SizeBytes {
+			return 0, fmt.Errorf("attachment %s: stored bytes differ from its %d bytes", b.content.AttachmentID, b.content.SizeBytes)
+		}
+		b.chunk, b.read = chunk, b.read+int64(len(chunk))
+	}
+	n := copy(p, b.chunk)
+	b.chunk = b.chunk[n:]
+	return n, nil
+}
+
+func (b *AttachmentBody) nextChunk() ([]byte, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, attachmentChunkReadTimeout)
+	defer cancel()
+	if err := b.store.chunkReads.Acquire(ctx, 1); err != nil {
+		return nil, err
+	}
+	defer b.store.chunkReads.Release(1)
+	if b.content.UploadID == "" { // stored whole, before chunks existed
+		var c TicketAttachmentContent
+		err := b.store.read(ctx).Select("data").Where("attachment_id = ?", b.content.AttachmentID).Take(&c).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, attachmentNotFound(b.content.AttachmentID)
+		}
+		return c.Data, err
+	}
+	rows, err := b.store.read(ctx).Model(&TicketAttachmentChunk{}).Select("data").
+		Where("attachment_id = ? AND upload_id = ? AND seq = ?", b.content.AttachmentID, b.content.UploadID, b.seq).Rows()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var chunk []byte
-		if err := rows.Scan(&chunk); err != nil {
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		data = append(data, chunk...)
+		return nil, attachmentNotFound(b.content.AttachmentID) // deleted meanwhile
 	}
-	if err := rows.Err(); err != nil {
+	// Copied from the driver's bytes into the body's one buffer: scanning
+	// into a fresh []byte would allocate each chunk once more, and with
+	// many downloads at once that garbage is most of their memory.
+	var data sql.RawBytes
+	if err := rows.Scan(&data); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) != c.SizeBytes {
-		return nil, gorm.ErrRecordNotFound
-	}
-	return data, nil
+	b.buf = append(b.buf[:0], data...)
+	b.seq++
+	return b.buf, rows.Close()
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"gorm.io/gorm"
 )
 
@@ -105,6 +106,8 @@ type Store struct {
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
+	// chunkReads bounds the attachment chunks read at once (AttachmentBody).
+	chunkReads *semaphore.Weighted
 }
 
 // Option changes a Store at construction.
@@ -118,7 +121,8 @@ func WithConfig(c Config) Option { return func(s *Store) { s.cfg = c } }
 
 // NewStore wraps an open, migrated database.
 func NewStore(db *gorm.DB, opts ...Option) *Store {
-	s := &Store{db: db, writer: writerOf(db), now: SystemClock, cfg: DefaultConfig(), wake: func() {}}
+	s := &Store{db: db, writer: writerOf(db), now: SystemClock, cfg: DefaultConfig(), wake: func() {},
+		chunkReads: semaphore.NewWeighted(chunkReadsAtOnce)}
 	for _, o := range opts {
 		o(s)
 	}

@@ -258,7 +258,10 @@ func (s *Store) AttachmentDownload(ctx context.Context, actor Actor, ticketID, i
 
 // AttachmentContent returns an uploaded attachment with its bytes, for a
 // download URL that VerifyTransfer accepted: the URL is the permission.
-func (s *Store) AttachmentContent(ctx context.Context, id string) (*TicketAttachment, []byte, error) {
+// The bytes are read as the body is (AttachmentBody), on a context that
+// outlives ctx's cancelling: a response's body is sent after its handler
+// returned.
+func (s *Store) AttachmentContent(ctx context.Context, id string) (*TicketAttachment, *AttachmentBody, error) {
 	var a TicketAttachment
 	err := s.read(ctx).Where("id = ? AND status = ?", id, AttachmentUploaded).Take(&a).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -267,15 +270,11 @@ func (s *Store) AttachmentContent(ctx context.Context, id string) (*TicketAttach
 		return nil, nil, err
 	}
 	var c TicketAttachmentContent
-	err = s.read(ctx).Where("attachment_id = ?", id).Take(&c).Error
+	err = s.read(ctx).Select("attachment_id", "size_bytes", "upload_id").Where("attachment_id = ?", id).Take(&c).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) { // deleted meanwhile
 		return nil, nil, attachmentNotFound(id)
-	} else if err != nil || c.UploadID == "" {
-		return &a, c.Data, err
+	} else if err != nil {
+		return nil, nil, err
 	}
-	data, err := s.uploadBytes(ctx, &c)
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil, attachmentNotFound(id)
-	}
-	return &a, data, err
+	return &a, &AttachmentBody{store: s, ctx: context.WithoutCancel(ctx), content: c}, nil
 }

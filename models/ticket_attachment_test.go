@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -81,8 +82,12 @@ func TestAttachmentLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, data, err := f.store.SendAttachment(f.ctx, dl)
-	if err != nil || got.ID != a.ID || string(data) != "hello" {
+	got, body, err := f.store.SendAttachment(f.ctx, dl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(body)
+	if err != nil || got.ID != a.ID || string(data) != "hello" || body.Size() != 5 {
 		t.Fatalf("download: %v %q", err, data)
 	}
 	wantCode(t, f.store.DeleteAttachment(f.ctx, f.support, ticket, a.ID), models.CodeForbidden)
@@ -125,25 +130,66 @@ func TestAttachmentIsolation(t *testing.T) {
 	wantCode(t, err, models.CodeNotFound)
 }
 
-func TestAttachmentSizeMismatchFails(t *testing.T) {
-	f := newTicketFixture(t)
-	ticket := f.openTicket()
-	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket, models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: 10})
-	if err != nil {
-		t.Fatal(err)
+// shortBody gives data, then ends with err: a client whose connection
+// dropped before it sent the size it declared.
+type shortBody struct {
+	data []byte
+	err  error
+}
+
+func (b *shortBody) Read(p []byte) (int, error) {
+	if len(b.data) == 0 {
+		return 0, b.err
 	}
-	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
-	wantCode(t, err, models.CodeInvalidParameters) // nothing uploaded: stays pending
-	if err := receive(f.ctx, f.store, tr, []byte("short")); err != nil {
-		t.Fatal(err)
+	n := copy(p, b.data)
+	b.data = b.data[n:]
+	return n, nil
+}
+
+// A body that ends before its declared size, cleanly or not, on a chunk's
+// boundary or within one, is refused and stores nothing: the attachment
+// stays pending and its URL takes the whole file afterwards.
+func TestShortUploadStoresNothing(t *testing.T) {
+	size := 2*models.AttachmentChunkSize + 10
+	cases := []struct {
+		name string
+		sent int
+		end  error
+	}{
+		{"ends within a chunk", models.AttachmentChunkSize + 3, io.EOF},
+		{"ends on a chunk's boundary", models.AttachmentChunkSize, io.EOF},
+		{"ends before any byte", 0, io.EOF},
+		{"cut off within a chunk", models.AttachmentChunkSize / 2, io.ErrUnexpectedEOF},
+		{"cut off after every byte", size, io.ErrUnexpectedEOF},
 	}
-	_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
-	wantCode(t, err, models.CodeInvalidParameters)
-	failed, _ := f.store.TicketAttachments(f.ctx, f.owner, ticket, models.AttachmentFailed)
-	if len(failed) != 1 || f.count(&models.TicketAttachmentContent{}, "") != 0 {
-		t.Fatalf("failed: %+v", failed)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newTicketFixture(t)
+			ticket := f.openTicket()
+			data := bytes.Repeat([]byte("s"), size)
+			a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket, models.InitiateAttachmentInput{Filename: "a", ContentType: "text/plain", SizeBytes: int64(size)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			target, err := f.store.UploadTarget(f.ctx, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = f.store.ReceiveAttachment(f.ctx, target, &shortBody{data: data[:tc.sent], err: tc.end})
+			wantCode(t, err, models.CodeInvalidParameters)
+			if n, m := f.count(&models.TicketAttachmentContent{}, ""), f.count(&models.TicketAttachmentChunk{}, ""); n != 0 || m != 0 {
+				t.Fatalf("%d contents and %d chunks stored of a short body", n, m)
+			}
+			_, err = f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID)
+			wantCode(t, err, models.CodeInvalidParameters) // no bytes yet: still pending
+			if err := receive(f.ctx, f.store, tr, data); err != nil {
+				t.Fatalf("the whole file, sent again: %v", err)
+			}
+			if _, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
-	wantCode(t, receive(f.ctx, f.store, tr, make([]byte, 10)), models.CodeConflict)
 }
 
 func TestAttachmentTransferSignature(t *testing.T) {
@@ -386,7 +432,11 @@ func TestCutOffUploadLeavesNothing(t *testing.T) {
 	if _, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, got, err := f.store.AttachmentContent(f.ctx, a.ID)
+	_, body, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(body)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read back %d bytes (%v), not the %d sent", len(got), err, len(data))
 	}
@@ -395,5 +445,51 @@ func TestCutOffUploadLeavesNothing(t *testing.T) {
 	}
 	if n := f.count(&models.TicketAttachmentChunk{}, ""); n != 0 {
 		t.Errorf("%d chunks left after the delete", n)
+	}
+}
+
+// A download reads the file a chunk at a time as it is sent: read back
+// equal across chunks, and an attachment deleted while it is read ends
+// the body with CodeNotFound, never with another upload's bytes.
+func TestAttachmentBodyReadsChunkByChunk(t *testing.T) {
+	f := newTicketFixture(t)
+	ticket := f.openTicket()
+	data := make([]byte, 2*models.AttachmentChunkSize+7)
+	for i := range data {
+		data[i] = byte(i % 253)
+	}
+	a, tr, err := f.store.InitiateAttachment(f.ctx, f.owner, ticket,
+		models.InitiateAttachmentInput{Filename: "dump", ContentType: "application/octet-stream", SizeBytes: int64(len(data))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := receive(f.ctx, f.store, tr, data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.CompleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, whole, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cut, err := f.store.AttachmentContent(f.ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(whole); err != nil || !bytes.Equal(got, data) || whole.Size() != int64(len(data)) {
+		t.Fatalf("read back %d bytes (%v), not the %d sent", len(got), err, len(data))
+	}
+	first := make([]byte, 10)
+	if _, err := io.ReadFull(cut, first); err != nil || !bytes.Equal(first, data[:10]) {
+		t.Fatalf("first bytes %q, %v", first, err)
+	}
+	if err := f.store.DeleteAttachment(f.ctx, f.owner, ticket, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(cut)
+	wantCode(t, err, models.CodeNotFound)
+	if len(rest) >= len(data)-10 {
+		t.Fatalf("read %d bytes of a deleted attachment", len(rest))
 	}
 }

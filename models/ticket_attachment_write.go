@@ -86,9 +86,10 @@ func (s *Store) checkAttachmentQuota(tx *gorm.DB, accountID string, size int64, 
 	return nil
 }
 
-// SendAttachment returns an uploaded attachment and its bytes for a
-// presigned download URL: the verified transfer is the permission.
-func (s *Store) SendAttachment(ctx context.Context, t *AttachmentTransfer) (*TicketAttachment, []byte, error) {
+// SendAttachment returns an uploaded attachment and its bytes, to be read
+// as they are sent, for a presigned download URL: the verified transfer
+// is the permission.
+func (s *Store) SendAttachment(ctx context.Context, t *AttachmentTransfer) (*TicketAttachment, *AttachmentBody, error) {
 	if t.Method != TransferDownload {
 		return nil, nil, transferRefused("Only a download URL gives bytes", "Use the download_url the API returned")
 	}

@@ -59,6 +59,7 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 		{"upload budget below one file", []string{"serve", "--database", db, "--upload-budget", "10/1h"}, "--upload-budget"},
 		{"bad upload budget", []string{"serve", "--database", db, "--upload-budget", "1024"}, "--upload-budget"},
 		{"no uploads", []string{"serve", "--database", db, "--max-uploads", "0"}, "--max-uploads"},
+		{"no upload progress timeout", []string{"serve", "--database", db, "--upload-progress-timeout", "0s"}, "--upload-progress-timeout"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -148,7 +148,8 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
 		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
 		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight, MaxUploads: f.limits.maxUploads,
-		ReadTimeout: f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout})
+		UploadProgressTimeout: f.limits.uploadProgressTimeout,
+		ReadTimeout:           f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout})
 	ln, err := listen(f.addr, maxConns, log)
 	if err != nil {
 		return err

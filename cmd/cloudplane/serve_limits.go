@@ -17,6 +17,7 @@ type limitFlags struct {
 	readTimeout, idleTimeout        time.Duration
 	maxConns, maxConnsPerIP         int
 	maxInFlight, maxUploads         int
+	uploadProgressTimeout           time.Duration
 }
 
 func (f *limitFlags) register(fs *flag.FlagSet) {
@@ -27,6 +28,7 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxConns, "max-connections", 10000, "connections open at once; more wait to be accepted (lowered to fit the file descriptor limit)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "requests served at once; more wait their turn within --request-timeout (0: 16 per CPU)")
 	fs.IntVar(&f.maxUploads, "max-uploads", api.DefaultUploadsInFlight, "attachment upload bodies received at once; more wait their turn within --request-timeout, then 503")
+	fs.DurationVar(&f.uploadProgressTimeout, "upload-progress-timeout", api.DefaultUploadProgressTimeout, "time an attachment upload's body may go without a byte arriving; then it fails and gives its turn back")
 	fs.IntVar(&f.maxConnsPerIP, "max-connections-per-ip", 256, "connections one client address (IPv4 or IPv6) may hold open; more are answered 429 and closed (0: no cap)")
 }
 
@@ -42,6 +44,8 @@ func (f *limitFlags) validate() error {
 		return errors.New("--max-connections must be at least 1")
 	case f.maxUploads < 1:
 		return errors.New("--max-uploads must be at least 1")
+	case f.uploadProgressTimeout <= 0:
+		return errors.New("--upload-progress-timeout must be positive")
 	case f.maxInFlight < 0:
 		return errors.New("--max-in-flight must not be negative")
 	case f.maxConnsPerIP < 0:

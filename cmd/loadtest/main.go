@@ -40,6 +40,7 @@ type options struct {
 	keep                bool
 	scenario            string
 	forged              int
+	uploadPhases        string
 	limits              limits
 	outage              outagePlan
 }
@@ -68,6 +69,7 @@ func main() {
 	flag.DurationVar(&o.outage.down, "outage-for", 5*time.Second, "how long the database stays stopped")
 	flag.DurationVar(&o.outage.recovery, "recovery", 5*time.Second, "how soon after the database answers again every request must succeed")
 	flag.IntVar(&o.forged, "forged", 200, "uploads scenario: forged 25 MiB announcements held open at once")
+	flag.StringVar(&o.uploadPhases, "upload-phases", "forged,valid,downloads,hammer", "uploads scenario: the phases to run, comma-separated")
 	flag.Parse()
 	if o.outage.at == 0 {
 		o.outage.at = o.duration / 3

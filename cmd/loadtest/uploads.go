@@ -29,7 +29,10 @@ import (
 //     once, without the server waiting for the body;
 //  2. valid: 50 real 25 MiB uploads at once; the RSS must stay under
 //     uploadBounds.validRSS and every one be stored;
-//  3. hammer: four clients loop 25 MiB PUTs to four upload URLs of one
+//  3. downloads: one 25 MiB attachment downloaded by concurrentDownloads
+//     clients at once; the RSS must stay under uploadBounds.downloadRSS
+//     and every one read back whole;
+//  4. hammer: four clients loop 25 MiB PUTs to four upload URLs of one
 //     account while other accounts create filesystems; those creates'
 //     p99, the WAL's size and the RSS are bounded.
 //
@@ -44,24 +47,27 @@ const (
 	victimAccounts   = 8
 	uploadTimeout    = 3 * time.Minute
 	forgedAnswerWait = 3 * time.Second
+	// concurrentDownloads is the admission gate's default on 2 CPUs.
+	concurrentDownloads = 32
 )
 
 // uploadBounds are the scenario's limits; a figure past one fails the run.
 type uploadBounds struct {
 	forgedRSS   int64         // growth over idle during the forged phase
 	validRSS    int64         // during the 50 valid uploads
+	downloadRSS int64         // during the concurrent downloads
 	hammerRSS   int64         // during the hammer
 	walBytes    int64         // the SQLite WAL's largest size
 	victimP99   time.Duration // other accounts' filesystem creates
 	hammerBytes int64         // what the hammer got the server to take
 }
 
-var defaultUploadBounds = uploadBounds{forgedRSS: 50 << 20, validRSS: 256 << 20, hammerRSS: 256 << 20,
+var defaultUploadBounds = uploadBounds{forgedRSS: 50 << 20, validRSS: 256 << 20, downloadRSS: 256 << 20, hammerRSS: 256 << 20,
 	walBytes: 128 << 20, victimP99: 250 * time.Millisecond, hammerBytes: 256 << 20}
 
 // uploadAccounts is how many accounts the scenario needs: the valid
 // uploads', the hammer's and the victims'.
-func uploadAccounts() int { return validUploads/uploadsPerValid + 1 + victimAccounts }
+func uploadAccounts() int { return validUploads/uploadsPerValid + 1 + victimAccounts + 1 }
 
 // uploadServerArgs are the server's flags for the scenario: its defaults.
 func uploadServerArgs(dsn string) []string {
@@ -81,19 +87,28 @@ type uploadRun struct {
 func runUploads(ctx context.Context, o options, srv *server, dsn string, keys []string, out io.Writer) error {
 	u := &uploadRun{srv: srv, dsn: dsn, forged: o.forged, bounds: defaultUploadBounds, out: out,
 		hc: &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 64}}}
-	valid, hammer, victims := keys[:validUploads/uploadsPerValid], keys[len(keys)-1-victimAccounts], keys[len(keys)-victimAccounts:]
+	valid, hammer, victims := keys[:validUploads/uploadsPerValid], keys[len(keys)-2-victimAccounts], keys[len(keys)-1-victimAccounts:len(keys)-1]
+	downloader := keys[len(keys)-1]
+	phases := strings.Split(o.uploadPhases, ",")
 	time.Sleep(time.Second) // let the start's allocations settle
 	idle := u.rss()
 	fmt.Fprintf(out, "idle RSS %s\n", mib(idle))
 
-	if err := u.forgedPhase(ctx, idle); err != nil {
-		return err
-	}
-	if err := u.validPhase(ctx, valid); err != nil {
-		return err
-	}
-	if err := u.hammerPhase(ctx, hammer, victims); err != nil {
-		return err
+	for _, phase := range []struct {
+		name string
+		run  func() error
+	}{
+		{"forged", func() error { return u.forgedPhase(ctx, idle) }},
+		{"valid", func() error { return u.validPhase(ctx, valid) }},
+		{"downloads", func() error { return u.downloadPhase(ctx, downloader) }},
+		{"hammer", func() error { return u.hammerPhase(ctx, hammer, victims) }},
+	} {
+		if !slices.Contains(phases, phase.name) {
+			continue
+		}
+		if err := phase.run(); err != nil {
+			return err
+		}
 	}
 	if hwm := u.status("VmHWM"); hwm > 0 {
 		fmt.Fprintf(out, "server's peak RSS over the run (VmHWM) %s\n", mib(hwm))
@@ -255,6 +270,74 @@ func (u *uploadRun) validPhase(ctx context.Context, keys []string) error {
 		len(all), took.Round(time.Millisecond), waited.Load(), mib(top), mib(u.bounds.validRSS))
 	if top > u.bounds.validRSS {
 		u.fail("50 valid uploads took the RSS to %s, more than %s", mib(top), mib(u.bounds.validRSS))
+	}
+	return ctx.Err()
+}
+
+// downloadPhase uploads one 25 MiB attachment and downloads it with
+// concurrentDownloads clients at once, each reading it whole.
+func (u *uploadRun) downloadPhase(ctx context.Context, key string) error {
+	ups, err := u.initiate(ctx, key, 1)
+	if err != nil {
+		return err
+	}
+	up := ups[0]
+	body := bytes.Repeat([]byte("0123456789abcdef"), uploadSize/16)
+	if status, _, raw, err := u.put(ctx, up.url, body); err != nil || status != http.StatusOK {
+		return fmt.Errorf("download phase's upload: %d %s %v", status, excerpt(raw), err)
+	}
+	path := "/api/v1/tickets/" + up.ticket + "/attachments/" + up.id
+	if err := u.call(ctx, key, "POST", path+"/complete", nil, nil); err != nil {
+		return err
+	}
+	var dl struct {
+		Data struct {
+			DownloadURL string `json:"download_url"`
+		} `json:"data"`
+	}
+	if err := u.call(ctx, key, "GET", path+"/download", nil, &dl); err != nil {
+		return err
+	}
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: concurrentDownloads}}
+	peak := u.watchRSS()
+	start := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	for range concurrentDownloads {
+		g.Go(func() error {
+			for {
+				req, err := http.NewRequestWithContext(gctx, http.MethodGet, dl.Data.DownloadURL, nil)
+				if err != nil {
+					return err
+				}
+				res, err := hc.Do(req)
+				if err != nil {
+					return err
+				}
+				n, err := io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				switch {
+				case res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == http.StatusTooManyRequests:
+					if err := sleepCtx(gctx, retryAfter(res.Header)); err != nil {
+						return err
+					}
+					continue
+				case err != nil || res.StatusCode != http.StatusOK || n != uploadSize:
+					return fmt.Errorf("download: status %d, %d bytes: %v", res.StatusCode, n, err)
+				}
+				return nil
+			}
+		})
+	}
+	err = g.Wait()
+	took := time.Since(start)
+	top := peak()
+	if err != nil {
+		u.fail("downloads: %v", err)
+	}
+	fmt.Fprintf(u.out, "downloads: %d downloads of 25 MiB at once in %s, RSS peak %s (bound %s)\n",
+		concurrentDownloads, took.Round(time.Millisecond), mib(top), mib(u.bounds.downloadRSS))
+	if top > u.bounds.downloadRSS {
+		u.fail("%d downloads at once took the RSS to %s, more than %s", concurrentDownloads, mib(top), mib(u.bounds.downloadRSS))
 	}
 	return ctx.Err()
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"math"
@@ -26,8 +27,16 @@ type UploadConfig struct {
 	// InFlight is how many bodies are received at once; more wait their
 	// turn within their request's deadline, then answer 503.
 	InFlight int
+	// PerAccount is how many of those one account may have at once
+	// (InFlight/2 when unset, at least 1), so that one account's uploads
+	// never take every turn.
+	PerAccount int
 	// BodyTimeout bounds the receiving of one body, once its turn came.
 	BodyTimeout time.Duration
+	// ProgressTimeout is how long the body may go without a byte arriving
+	// (DefaultUploadProgressTimeout when unset); then the upload fails and
+	// gives its turn back.
+	ProgressTimeout time.Duration
 }
 
 // Uploads receives the bodies sent to presigned upload URLs. Everything
@@ -35,14 +44,16 @@ type UploadConfig struct {
 // 8 KiB the server reads with the headers): the URL (signature and
 // expiry, which the server checked already before reading any of the
 // body), the account's rate limit, the attachment (a URL takes one body);
-// then the body waits for a turn among the uploads in flight, spends the
-// account's upload budget, and is stored as it arrives.
+// then the body waits for one of its account's turns and one of the
+// server's, spends the account's upload budget, and is stored as it
+// arrives, for as long as it keeps arriving.
 type Uploads struct {
-	store *models.Store
-	guard *Guard
-	gate  *semaphore.Weighted
-	cfg   UploadConfig
-	log   *slog.Logger
+	store    *models.Store
+	guard    *Guard
+	gate     *semaphore.Weighted
+	accounts *accountTurns
+	cfg      UploadConfig
+	log      *slog.Logger
 }
 
 // NewUploads returns the upload route's handler; guard's limits apply.
@@ -50,15 +61,32 @@ func NewUploads(store *models.Store, guard *Guard, cfg UploadConfig) *Uploads {
 	if cfg.InFlight <= 0 {
 		cfg.InFlight = DefaultUploadsInFlight
 	}
+	if cfg.PerAccount <= 0 {
+		cfg.PerAccount = max(1, cfg.InFlight/2)
+	}
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = 5 * time.Minute
 	}
-	return &Uploads{store: store, guard: guard, gate: semaphore.NewWeighted(int64(cfg.InFlight)), cfg: cfg, log: guard.log}
+	if cfg.ProgressTimeout <= 0 {
+		cfg.ProgressTimeout = DefaultUploadProgressTimeout
+	}
+	return &Uploads{store: store, guard: guard, gate: semaphore.NewWeighted(int64(cfg.InFlight)),
+		accounts: newAccountTurns(cfg.PerAccount), cfg: cfg, log: guard.log}
 }
 
 var errUploadsBusy = &models.Error{Code: models.CodeProviderUnavailable,
 	Message:    "The server is receiving as many uploads as it takes at once, and this one's turn did not come in time",
 	Suggestion: "Send the file again to the same upload_url after the number of seconds in the Retry-After header"}
+
+var errAccountUploadsBusy = &models.Error{Code: models.CodeProviderUnavailable,
+	Message:    "The account has as many uploads in flight as it may have at once, and this one's turn did not come in time",
+	Suggestion: "Send the file again to the same upload_url after the number of seconds in the Retry-After header"}
+
+// uploadTurnRefused says whether err is an upload that waited in vain for
+// a turn: load shed on purpose, not a failure of the database.
+func uploadTurnRefused(err error) bool {
+	return errors.Is(err, errUploadsBusy) || errors.Is(err, errAccountUploadsBusy)
+}
 
 var errUploadBudget = &models.Error{Code: models.CodeRateLimited,
 	Message:    "The account has sent as many upload bytes as its budget allows for now",
@@ -85,6 +113,13 @@ func (u *Uploads) Receive(c *fiber.Ctx) error {
 	if err := u.store.TakesBytes(ctx, target); err != nil {
 		return err
 	}
+	// The account's turn first, so that its uploads waiting do not hold
+	// turns other accounts need.
+	release, err := u.accounts.acquire(ctx, account)
+	if err != nil {
+		return errAccountUploadsBusy
+	}
+	defer release()
 	if err := u.gate.Acquire(ctx, 1); err != nil {
 		return errUploadsBusy
 	}
@@ -94,12 +129,13 @@ func (u *Uploads) Receive(c *fiber.Ctx) error {
 	if err := u.spend(c, account, target.Size()); err != nil {
 		return err
 	}
-	// The body may take longer to arrive than a request may take: the
-	// connection's read deadline (UploadReadTimeout) bounds the client,
-	// this the whole receiving.
-	bodyCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.cfg.BodyTimeout)
+	// The body may take longer to arrive than a request may take, but no
+	// longer than BodyTimeout, and it must keep arriving: reads see no
+	// context, so both are the connection's read deadline.
+	until := time.Now().Add(u.cfg.BodyTimeout)
+	bodyCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), until)
 	defer cancel()
-	if err := u.store.ReceiveAttachment(bodyCtx, target, requestBody(c)); err != nil {
+	if err := u.store.ReceiveAttachment(bodyCtx, target, u.requestBody(c, until)); err != nil {
 		return err
 	}
 	return ok(c, struct{}{})
@@ -125,11 +161,17 @@ func (u *Uploads) spend(c *fiber.Ctx, account string, size int64) error {
 	return errUploadBudget
 }
 
-// requestBody is the request's body as it arrives: the server streams
-// upload bodies (StreamRequestBody); without that, the body it read.
-func requestBody(c *fiber.Ctx) io.Reader {
-	if stream := c.Context().RequestBodyStream(); stream != nil {
+// requestBody is the request's body as it arrives, each read within
+// ProgressTimeout and all by until: the server streams upload bodies
+// (StreamRequestBody); without that, the body it read.
+func (u *Uploads) requestBody(c *fiber.Ctx, until time.Time) io.Reader {
+	stream := c.Context().RequestBodyStream()
+	if stream == nil {
+		return bytes.NewReader(c.Body())
+	}
+	conn := c.Context().Conn()
+	if conn == nil {
 		return stream
 	}
-	return bytes.NewReader(c.Body())
+	return &progressDeadline{body: stream, conn: conn, timeout: u.cfg.ProgressTimeout, until: until}
 }

@@ -345,3 +345,74 @@ func mustRequest(t *testing.T, method, url string, body []byte) *http.Request {
 	}
 	return req
 }
+
+// chunkCount is how many chunks of attachment id the database holds.
+func (e *env) chunkCount(id string) int64 {
+	e.t.Helper()
+	var n int64
+	if err := e.store.DB().Model(&models.TicketAttachmentChunk{}).Where("attachment_id = ?", id).Count(&n).Error; err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// A client whose connection drops mid-body, Content-Length or chunked,
+// leaves nothing stored: its chunks are deleted, the attachment stays
+// pending, and the same URL then takes the whole file.
+func TestCutOffUploadCanBeSentAgain(t *testing.T) {
+	const size = 3 << 20
+	cases := map[string]func(uri string, part []byte) string{
+		"content-length": func(uri string, part []byte) string {
+			return putHead(uri, size) + "\r\n\r\n" + string(part)
+		},
+		"chunked": func(uri string, part []byte) string {
+			return fmt.Sprintf("PUT %s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", uri, len(part), part)
+		},
+	}
+	for name, request := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			base := e.listen()
+			ticket := e.createTicket(incidentBody)
+			up := e.initiate(ticket, "a.bin", size)
+			content := bytes.Repeat([]byte("x"), size)
+			conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(conn, request(requestURI(t, up.UploadURL), content[:size/2])); err != nil {
+				t.Fatal(err)
+			}
+			// Cut off once the server is storing the body: its first chunk is in.
+			pollUntil(t, "the first chunk stored", func() bool { return e.chunkCount(up.AttachmentID) > 0 })
+			_ = conn.Close()
+			pollUntil(t, "the cut-off upload's chunks deleted", func() bool {
+				var stored int64
+				if err := e.store.DB().Model(&models.TicketAttachmentContent{}).Where("attachment_id = ?", up.AttachmentID).Count(&stored).Error; err != nil {
+					t.Fatal(err)
+				}
+				if stored > 0 {
+					t.Fatal("the cut-off body was stored as the attachment's bytes")
+				}
+				return e.chunkCount(up.AttachmentID) == 0
+			})
+			e.transfer(http.MethodPut, up.UploadURL, content).expect(http.StatusOK)
+			e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).expect(http.StatusOK)
+			if got := e.download(ticket, up.AttachmentID); !bytes.Equal(got, content) {
+				t.Fatalf("read back %d bytes, not the %d sent", len(got), size)
+			}
+		})
+	}
+}
+
+// pollUntil waits for done, failing the test after a deadline.
+func pollUntil(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -78,6 +78,8 @@ func LogFailure(c *fiber.Ctx, log *slog.Logger, status int, err error) {
 	switch {
 	case status == fiber.StatusInternalServerError:
 		log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
+	case uploadTurnRefused(err):
+		log.WarnContext(c.UserContext(), "upload refused: no upload turn came in time", "method", c.Method(), "path", c.Path(), "err", err)
 	case status == fiber.StatusServiceUnavailable && !models.ClientGone(err):
 		log.WarnContext(c.UserContext(), "database unavailable", "method", c.Method(), "path", c.Path(), "err", err)
 	}

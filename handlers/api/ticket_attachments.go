@@ -124,7 +124,7 @@ func (h *Handlers) DownloadAttachment(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	a, data, err := h.store.SendAttachment(c.UserContext(), t)
+	a, body, err := h.store.SendAttachment(c.UserContext(), t)
 	if err != nil {
 		return err
 	}
@@ -133,5 +133,8 @@ func (h *Handlers) DownloadAttachment(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; sandbox")
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	c.Set(fiber.HeaderContentType, a.ContentType)
-	return c.Send(data)
+	// Streamed a chunk at a time after the handler returns, so a download
+	// holds one chunk of memory, not the file.
+	c.Context().SetBodyStream(body, int(body.Size()))
+	return nil
 }

@@ -190,12 +190,13 @@ func TestAttachmentTransferRefusals(t *testing.T) {
 	if !strings.Contains(r.message(), "signed for PUT") {
 		t.Errorf("wrong method: %q", r.message())
 	}
-	e.transfer(http.MethodPut, up.UploadURL, []byte("abc")).expect(http.StatusOK)
-	r = e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).
-		expectError(http.StatusBadRequest, models.CodeInvalidParameters)
-	if !strings.Contains(r.message(), "received 3 bytes but declared 4") {
-		t.Errorf("mismatch: %q", r.message())
+	r = e.transfer(http.MethodPut, up.UploadURL, []byte("abc")).expectError(http.StatusBadRequest, models.CodeInvalidParameters)
+	if !strings.Contains(r.message(), "ended after 3 of the 4 bytes") {
+		t.Errorf("short: %q", r.message())
 	}
+	e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).
+		expectError(http.StatusBadRequest, models.CodeInvalidParameters) // the short body stored nothing
+	e.transfer(http.MethodPut, up.UploadURL, []byte("abcd")).expect(http.StatusOK)
 	e.transfer(http.MethodPut, up.UploadURL, []byte("abcd")).expectError(http.StatusConflict, models.CodeConflict)
 	e.do(http.MethodPost, attachmentsPath(ticket)+"/"+other.AttachmentID+"/complete", nil).
 		expectError(http.StatusBadRequest, models.CodeInvalidParameters) // nothing uploaded yet
