@@ -28,13 +28,17 @@ func guardServer(app *fiber.App, log *slog.Logger, guard *api.Guard) {
 	methods := app.Config().RequestMethods
 	route := srv.Handler
 	srv.Handler = func(fctx *fasthttp.RequestCtx) {
-		if slices.Contains(methods, string(fctx.Method())) {
-			if bufferBody(fctx, srv.ErrorHandler) {
-				route(fctx)
-			}
+		// Every body is read (or refused) first, whatever the method:
+		// bodies are streamed, and the rest of one left unread would be
+		// taken for the next request on the connection (smuggling).
+		if !bufferBody(fctx, srv.ErrorHandler) {
 			return
 		}
-		answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
+		if !slices.Contains(methods, string(fctx.Method())) {
+			answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
+			return
+		}
+		route(fctx)
 	}
 	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
 		// fasthttp closes the connection after this answer, often with
