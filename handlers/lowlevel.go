@@ -81,12 +81,15 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 		// A client too slow to send its request (slowloris) is cut off
 		// with fasthttp's own status, before the connection closes.
 		status, msg = fiber.StatusRequestTimeout, "The request did not arrive within the server's read timeout"
+	case errors.Is(err, errEncodedBody):
+		status, msg = fiber.StatusUnsupportedMediaType, "Request bodies must not be compressed: send the body without Content-Encoding"
 	case errors.As(err, &small):
 		status, msg = fiber.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("The request's headers are larger than %d KiB", HeaderLimit>>10)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isTransferPath(c.Path()):
 		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than the size its URL declares (attachments are at most %d MiB)", models.MaxAttachmentSize>>20)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isUploadForm(c.Path()):
-		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MiB, the most a ticket attachment may have", models.MaxAttachmentSize>>20)
+		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is too large: signed in, a file of up to %d MiB may be sent as a multipart form with a Content-Length; any other body may have %d MiB",
+			models.MaxAttachmentSize>>20, BodyLimit>>20)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		msg = fmt.Sprintf("The request body is larger than %d MiB", BodyLimit>>20)
 	default:

@@ -105,3 +105,52 @@ func TestBodyRestIsNeverTheNextRequest(t *testing.T) {
 		t.Fatalf("answers %v, last %q: want the form's and /livez's 200, and nothing for the epilogue", statuses, last)
 	}
 }
+
+// Only a body parseForm streams to temporary files (a multipart form of
+// known length, not encoded) may be larger than BodyLimit, even signed
+// in: any other body is held whole in memory, so a signed-in user
+// sending 24 MiB of octet-stream made the server allocate 112 MiB. One
+// with a Content-Length past BodyLimit is refused on its headers, a
+// chunked one once BodyLimit is read, an encoded one with 415.
+func TestUploadFormTakesLargeBodiesOnlyAsStreamedForms(t *testing.T) {
+	store := modelstest.Open(t)
+	owner, _ := modelstest.Owner(t, store, "ada@example.com")
+	ticket, err := store.CreateTicket(context.Background(), owner.Actor(), models.CreateTicketInput{
+		Subject: "Disk full", Description: "It is full.", Type: models.TicketServiceRequest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := store.SignIn(context.Background(), models.SignInInput{Email: owner.Email,
+		Password: "correct horse battery", SourceIP: "192.0.2.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveStore(t, store)
+	const size = 2 << 20 // past BodyLimit, within the attachment cap
+	head := "POST /tickets/" + ticket.ID + "/attachments HTTP/1.1\r\nHost: x\r\nCookie: " + web.SessionCookie + "=" + token +
+		"\r\nConnection: close\r\n"
+	chunk := strings.Repeat("x", 64<<10)
+	var chunked strings.Builder
+	for range size / len(chunk) {
+		fmt.Fprintf(&chunked, "%x\r\n%s\r\n", len(chunk), chunk)
+	}
+	chunked.WriteString("0\r\n\r\n")
+	for name, tc := range map[string]struct {
+		request string
+		status  int
+	}{
+		// Headers alone: the refusal must not wait for a body.
+		"octet-stream": {head + fmt.Sprintf("Content-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", size), http.StatusRequestEntityTooLarge},
+		"form, gzip": {head + fmt.Sprintf("Content-Type: multipart/form-data; boundary=b\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n", size),
+			http.StatusUnsupportedMediaType},
+		"form, chunked": {head + "Content-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked.String(),
+			http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, body := rawRequest(t, addr, tc.request)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %.300s", res.StatusCode, tc.status, body)
+			}
+		})
+	}
+}
