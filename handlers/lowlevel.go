@@ -39,6 +39,7 @@ func guardServer(app *fiber.App, log *slog.Logger, guard *api.Guard) {
 			return
 		}
 		route(fctx)
+		lingerUnreadUpload(fctx)
 	}
 	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
 		// fasthttp closes the connection after this answer, often with
@@ -102,6 +103,18 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 	werr := api.WriteError(c, log, models.Errorf(models.CodeInvalidParameters, "%s", msg))
 	c.Status(status) // 431 is not a domain status; the contract allows it here
 	return werr
+}
+
+// lingerUnreadUpload reads out, before its connection closes, the body
+// of a streamed upload its handler refused (403, 404, 409, 413, 429, 503)
+// without reading it to the end: closed with input unread, the socket
+// would reset and the client, still sending, never read the answer. An
+// upload taken (2xx) was read to its end. The read-out may take as much
+// as an attachment may have, bounded by lingerTimeout.
+func lingerUnreadUpload(fctx *fasthttp.RequestCtx) {
+	if isStreamedUpload(&fctx.Request.Header) && fctx.Response.StatusCode() >= fiber.StatusMultipleChoices {
+		lingerUpTo(fctx.Conn(), models.MaxAttachmentSize)
+	}
 }
 
 func timedOut(err error) bool {
