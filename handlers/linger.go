@@ -72,13 +72,10 @@ func (c *lingeringConn) readOut(limit int64) {
 	}
 }
 
-// lingerOnClose marks conn to be read out when the server closes it; a
-// connection that did not come through LingerOnRefusal is left as it is.
-func lingerOnClose(conn net.Conn) { lingerUpTo(conn, lingerLimit) }
-
-// lingerUpTo is lingerOnClose reading out up to limit bytes (never less
-// than lingerLimit): a refused upload may be 25 MiB on its way.
-func lingerUpTo(conn net.Conn, limit int) {
+// lingerOnClose marks conn to be read out, up to limit bytes (never less
+// than lingerLimit), when the server closes it; a connection that did not
+// come through LingerOnRefusal is left as it is.
+func lingerOnClose(conn net.Conn, limit int) {
 	if c, ok := conn.(*lingeringConn); ok {
 		c.lingerBytes.Store(int64(max(limit, lingerLimit)))
 	}

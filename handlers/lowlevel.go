@@ -46,7 +46,7 @@ func guardServer(app *fiber.App, log *slog.Logger, guard *api.Guard) {
 		// the rest of the request unread; a client too slow to send it
 		// is not waited for again.
 		if !timedOut(err) {
-			lingerOnClose(fctx.Conn())
+			lingerOnClose(fctx.Conn(), readOutLimit(fctx))
 		}
 		answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return unreadable(c, log, handle, err) })
 	}
@@ -101,7 +101,7 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 		return handle(c, fiber.NewError(status, msg))
 	}
 	werr := api.WriteError(c, log, models.Errorf(models.CodeInvalidParameters, "%s", msg))
-	c.Status(status) // 431 is not a domain status; the contract allows it here
+	c.Status(status) // 431 and 415 are no domain status; the contract allows them here
 	return werr
 }
 
@@ -113,8 +113,18 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 // as an attachment may have, bounded by lingerTimeout.
 func lingerUnreadUpload(fctx *fasthttp.RequestCtx) {
 	if isStreamedUpload(&fctx.Request.Header) && fctx.Response.StatusCode() >= fiber.StatusMultipleChoices {
-		lingerUpTo(fctx.Conn(), models.MaxAttachmentSize)
+		lingerOnClose(fctx.Conn(), readOutLimit(fctx))
 	}
+}
+
+// readOutLimit is how much of a refused body is read out before the
+// connection closes: a file sent to an upload URL or to the dashboard's
+// upload form may be as large as an attachment, whoever sends it.
+func readOutLimit(fctx *fasthttp.RequestCtx) int {
+	if path := string(fctx.Path()); isTransferPath(path) || isUploadForm(path) {
+		return models.MaxAttachmentSize + uploadFormOverhead
+	}
+	return lingerLimit
 }
 
 func timedOut(err error) bool {

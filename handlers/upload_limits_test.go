@@ -154,3 +154,61 @@ func TestUploadFormTakesLargeBodiesOnlyAsStreamedForms(t *testing.T) {
 		})
 	}
 }
+
+// A browser sending a file to the upload form sends it whole before it
+// reads the answer: refused (here signed out, 24 MiB), it reads the 413
+// page, not a reset, the server reading out as much as an attachment may
+// have before it closes.
+func TestRefusedUploadFormAnswerReachesTheClient(t *testing.T) {
+	addr := serve(t)
+	const size, clients = 24 << 20, 8
+	head := "POST /tickets/" + models.NewID() + "/attachments HTTP/1.1\r\nHost: x\r\n" +
+		"Content-Type: multipart/form-data; boundary=b\r\n" + fmt.Sprintf("Content-Length: %d\r\n\r\n", size)
+	errs := make(chan error, clients)
+	for range clients {
+		go func() {
+			res, err := sendWhole(addr, head, size)
+			if err == nil && res.StatusCode != http.StatusRequestEntityTooLarge {
+				err = fmt.Errorf("status %d, want 413", res.StatusCode)
+			}
+			errs <- err
+		}()
+	}
+	failed := 0
+	for range clients {
+		if err := <-errs; err != nil {
+			if failed++; failed <= 3 {
+				t.Error(err)
+			}
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d clients did not read the refusal", failed, clients)
+	}
+}
+
+// sendWhole writes head and a body of size in pieces, without reading
+// before all is sent, then reads the answer.
+func sendWhole(addr, head string, size int) (*http.Response, error) {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(conn, head); err != nil {
+		return nil, err
+	}
+	piece := make([]byte, 64<<10)
+	for sent := 0; sent < size; sent += len(piece) {
+		if _, err := conn.Write(piece); err != nil {
+			return nil, fmt.Errorf("send the body, %d bytes in: %w", sent, err)
+		}
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return nil, fmt.Errorf("read the answer: %w", err)
+	}
+	_, err = io.ReadAll(res.Body)
+	return res, err
+}
