@@ -53,7 +53,7 @@ func refuseAmbiguousFraming(next func(*fasthttp.RequestHeader) fasthttp.RequestC
 			// and unreadable tells why from the head again.
 			h.Del(bodyLimitHeader)
 			refuseBody(h)
-			h.Set(bodyRefusedHeader, "ambiguous-framing")
+			h.Set(bodyRefusedHeader, refusedAmbiguousFraming)
 			return fasthttp.RequestConfig{}
 		}
 		return next(h)

@@ -39,23 +39,24 @@ func (l lingeringListener) Accept() (net.Conn, error) {
 	return &lingeringConn{Conn: c}, nil
 }
 
-// lingeringConn reads out its input on Close once marked by lingerOnClose.
+// lingeringConn reads out its input on Close once marked by lingerOnClose:
+// up to lingerBytes, 0 meaning not at all.
 type lingeringConn struct {
 	net.Conn
-	linger atomic.Bool
+	lingerBytes atomic.Int64
 }
 
 func (c *lingeringConn) Close() error {
-	if c.linger.Swap(false) {
-		c.readOut()
+	if limit := c.lingerBytes.Swap(0); limit > 0 {
+		c.readOut(limit)
 	}
 	return c.Conn.Close()
 }
 
-func (c *lingeringConn) readOut() {
+func (c *lingeringConn) readOut(limit int64) {
 	end := time.Now().Add(lingerTimeout)
 	buf := make([]byte, 32<<10)
-	for read := 0; read < lingerLimit; {
+	for read := int64(0); read < limit; {
 		deadline := time.Now().Add(lingerQuiet)
 		if deadline.After(end) {
 			deadline = end
@@ -67,15 +68,16 @@ func (c *lingeringConn) readOut() {
 		if err != nil {
 			return
 		}
-		read += n
+		read += int64(n)
 	}
 }
 
-// lingerOnClose marks conn to be read out when the server closes it; a
-// connection that did not come through LingerOnRefusal is left as it is.
-func lingerOnClose(conn net.Conn) {
+// lingerOnClose marks conn to be read out, up to limit bytes (never less
+// than lingerLimit), when the server closes it; a connection that did not
+// come through LingerOnRefusal is left as it is.
+func lingerOnClose(conn net.Conn, limit int) {
 	if c, ok := conn.(*lingeringConn); ok {
-		c.linger.Store(true)
+		c.lingerBytes.Store(int64(max(limit, lingerLimit)))
 	}
 }
 

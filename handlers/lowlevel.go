@@ -28,20 +28,25 @@ func guardServer(app *fiber.App, log *slog.Logger, guard *api.Guard) {
 	methods := app.Config().RequestMethods
 	route := srv.Handler
 	srv.Handler = func(fctx *fasthttp.RequestCtx) {
-		if slices.Contains(methods, string(fctx.Method())) {
-			if bufferBody(fctx, srv.ErrorHandler) {
-				route(fctx)
-			}
+		// Every body is read (or refused) first, whatever the method:
+		// bodies are streamed, and the rest of one left unread would be
+		// taken for the next request on the connection (smuggling).
+		if !bufferBody(fctx, srv.ErrorHandler) {
 			return
 		}
-		answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
+		if !slices.Contains(methods, string(fctx.Method())) {
+			answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return handle(c, api.NoRoute(c)) })
+			return
+		}
+		route(fctx)
+		lingerUnreadUpload(fctx)
 	}
 	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
 		// fasthttp closes the connection after this answer, often with
 		// the rest of the request unread; a client too slow to send it
 		// is not waited for again.
 		if !timedOut(err) {
-			lingerOnClose(fctx.Conn())
+			lingerOnClose(fctx.Conn(), readOutLimit(fctx))
 		}
 		answer(app, log, guard, fctx, func(c *fiber.Ctx) error { return unreadable(c, log, handle, err) })
 	}
@@ -77,12 +82,15 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 		// A client too slow to send its request (slowloris) is cut off
 		// with fasthttp's own status, before the connection closes.
 		status, msg = fiber.StatusRequestTimeout, "The request did not arrive within the server's read timeout"
+	case errors.Is(err, errEncodedBody):
+		status, msg = fiber.StatusUnsupportedMediaType, "Request bodies must not be compressed: send the body without Content-Encoding"
 	case errors.As(err, &small):
 		status, msg = fiber.StatusRequestHeaderFieldsTooLarge, fmt.Sprintf("The request's headers are larger than %d KiB", HeaderLimit>>10)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isTransferPath(c.Path()):
 		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than the size its URL declares (attachments are at most %d MiB)", models.MaxAttachmentSize>>20)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge) && isUploadForm(c.Path()):
-		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MiB, the most a ticket attachment may have", models.MaxAttachmentSize>>20)
+		status, msg = fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is too large: signed in, a file of up to %d MiB may be sent as a multipart form with a Content-Length; any other body may have %d MiB",
+			models.MaxAttachmentSize>>20, BodyLimit>>20)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		msg = fmt.Sprintf("The request body is larger than %d MiB", BodyLimit>>20)
 	default:
@@ -93,8 +101,30 @@ func unreadable(c *fiber.Ctx, log *slog.Logger, handle fiber.ErrorHandler, err e
 		return handle(c, fiber.NewError(status, msg))
 	}
 	werr := api.WriteError(c, log, models.Errorf(models.CodeInvalidParameters, "%s", msg))
-	c.Status(status) // 431 is not a domain status; the contract allows it here
+	c.Status(status) // 431 and 415 are no domain status; the contract allows them here
 	return werr
+}
+
+// lingerUnreadUpload reads out, before its connection closes, the body
+// of a streamed upload its handler refused (403, 404, 409, 413, 429, 503)
+// without reading it to the end: closed with input unread, the socket
+// would reset and the client, still sending, never read the answer. An
+// upload taken (2xx) was read to its end. The read-out may take as much
+// as an attachment may have, bounded by lingerTimeout.
+func lingerUnreadUpload(fctx *fasthttp.RequestCtx) {
+	if isStreamedUpload(&fctx.Request.Header) && fctx.Response.StatusCode() >= fiber.StatusMultipleChoices {
+		lingerOnClose(fctx.Conn(), readOutLimit(fctx))
+	}
+}
+
+// readOutLimit is how much of a refused body is read out before the
+// connection closes: a file sent to an upload URL or to the dashboard's
+// upload form may be as large as an attachment, whoever sends it.
+func readOutLimit(fctx *fasthttp.RequestCtx) int {
+	if path := string(fctx.Path()); isTransferPath(path) || isUploadForm(path) {
+		return models.MaxAttachmentSize + uploadFormOverhead
+	}
+	return lingerLimit
 }
 
 func timedOut(err error) bool {

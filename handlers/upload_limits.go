@@ -3,8 +3,10 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,13 +66,18 @@ func uploadLimits(readTimeout time.Duration, signedIn func(sessionToken string) 
 			}
 			limit = int(min(size, models.MaxAttachmentSize))
 			cfg = fasthttp.RequestConfig{MaxRequestBodySize: limit, ReadTimeout: timeout}
-		case h.IsPost() && isUploadForm(string(path)) && signedIn(string(h.Cookie(web.SessionCookie))):
+		case h.IsPost() && isUploadForm(string(path)) && streamableForm(h) && signedIn(string(h.Cookie(web.SessionCookie))):
 			limit = models.MaxAttachmentSize + uploadFormOverhead
 			cfg = fasthttp.RequestConfig{MaxRequestBodySize: limit, ReadTimeout: timeout}
 		}
-		if h.ContentLength() > limit {
+		switch {
+		case encoded(h) && h.ContentLength() != 0 && h.ContentLength() != -2:
 			refuseBody(h)
-			h.Set(bodyRefusedHeader, "too-large")
+			h.Set(bodyRefusedHeader, refusedEncoded)
+			return fasthttp.RequestConfig{}
+		case h.ContentLength() > limit:
+			refuseBody(h)
+			h.Set(bodyRefusedHeader, refusedTooLarge)
 		}
 		if limit != BodyLimit {
 			h.Set(bodyLimitHeader, strconv.Itoa(limit))
@@ -84,6 +91,44 @@ const (
 	bodyLimitHeader   = "X-Cloudplane-Body-Limit"
 	bodyRefusedHeader = "X-Cloudplane-Body-Refused"
 )
+
+// Why a body was refused, in bodyRefusedHeader.
+const (
+	refusedTooLarge         = "too-large"
+	refusedEncoded          = "encoded"
+	refusedAmbiguousFraming = "ambiguous-framing"
+)
+
+// errEncodedBody refuses a request body with a Content-Encoding. Both ways
+// a handler reads a body decompress it with no limit (fasthttp's
+// MultipartForm, fiber's c.Body()), so 100 KiB of gzip made the server
+// allocate gigabytes; no client of the API or the dashboard compresses
+// what it sends, so none is taken (415), not even within a limit.
+var errEncodedBody = errors.New("request body has a Content-Encoding")
+
+// encoded reports whether the request names a Content-Encoding other
+// than identity.
+func encoded(h *fasthttp.RequestHeader) bool {
+	ce := h.ContentEncoding()
+	return len(ce) > 0 && !bytes.EqualFold(ce, []byte("identity"))
+}
+
+// streamableForm reports whether the body is a multipart form that
+// parseForm reads as it arrives, its files to temporary files: of a known
+// length, not encoded. Any other body is held whole in memory, so only
+// this one may be larger than BodyLimit.
+func streamableForm(h *fasthttp.RequestHeader) bool {
+	return h.ContentLength() > 0 && len(h.MultipartFormBoundary()) > 0 && len(h.ContentEncoding()) == 0
+}
+
+// refusal is the error bufferBody answers a body uploadLimits refused
+// with, from its reason.
+func refusal(reason []byte) error {
+	if string(reason) == refusedEncoded {
+		return errEncodedBody
+	}
+	return fasthttp.ErrBodyTooLarge // too large, or its length ambiguous: unreadable tells which
+}
 
 // refuseBody makes a request's body empty and its connection end with it;
 // a client that asked whether to send it (Expect: 100-continue) is not
@@ -115,12 +160,12 @@ func verifyUpload(store *models.Store) func(path, query []byte) (int64, bool) {
 
 // bodyBuffers hold bodies as bufferBody reads them, before they are
 // copied into the request; pooled, as fasthttp pools the request's own.
-var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // putBodyBuffer pools b unless it grew past BodyLimit (an upload form's
 // 25 MiB is not kept for every request after it).
-func putBodyBuffer(b *bytes.Buffer) {
-	if b.Cap() <= BodyLimit+bytes.MinRead {
+func putBodyBuffer(b *[]byte) {
+	if cap(*b) <= BodyLimit+bytes.MinRead {
 		bodyBuffers.Put(b)
 	}
 }
@@ -136,11 +181,15 @@ func isStreamedUpload(h *fasthttp.RequestHeader) bool {
 // form: parseForm). It answers (with refuse) and returns false when the
 // body is refused or unreadable. A streamed upload ends its connection: a
 // body its handler did not read to the end must not be read as the next
-// request.
+// request (lingerUnreadUpload reads it out).
+//
+// A body of known length, the usual case, is read exactly into a pooled
+// buffer grown to that length once: no allocation for a small JSON body,
+// one copy into the request. Only a chunked body is read up to its limit.
 func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, error)) bool {
 	h := &fctx.Request.Header
-	if len(h.Peek(bodyRefusedHeader)) > 0 {
-		refuse(fctx, fasthttp.ErrBodyTooLarge)
+	if reason := h.Peek(bodyRefusedHeader); len(reason) > 0 {
+		refuse(fctx, refusal(reason))
 		return false
 	}
 	if isStreamedUpload(h) {
@@ -151,26 +200,25 @@ func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, err
 	if stream == nil {
 		return true
 	}
-	if h.ContentLength() == 0 { // most requests: nothing to read
+	length := h.ContentLength()
+	if length == 0 { // most requests: nothing to read
 		fctx.Request.ResetBody()
 		return true
 	}
-	if h.ContentLength() > 0 && len(h.MultipartFormBoundary()) > 0 && len(h.ContentEncoding()) == 0 {
+	if streamableForm(h) {
 		return parseForm(fctx, stream, refuse)
 	}
-	limit, err := strconv.Atoi(string(h.Peek(bodyLimitHeader)))
-	if err != nil || limit <= 0 {
-		limit = BodyLimit
-	}
-	body := bodyBuffers.Get().(*bytes.Buffer)
-	defer putBodyBuffer(body)
-	body.Reset()
-	_, err = body.ReadFrom(io.LimitReader(stream, int64(limit)+1))
-	if err == nil && body.Len() > limit {
-		err = fasthttp.ErrBodyTooLarge
+	buf := bodyBuffers.Get().(*[]byte)
+	defer putBodyBuffer(buf)
+	var err error
+	if length > 0 { // uploadLimits refused a length past the limit
+		*buf = slices.Grow((*buf)[:0], length)[:length]
+		_, err = io.ReadFull(stream, *buf)
+	} else {
+		*buf, err = readChunked((*buf)[:0], stream, bodyLimit(h))
 	}
 	if err == nil {
-		fctx.Request.SetBody(body.Bytes()) // into the request's own pooled buffer
+		fctx.Request.SetBody(*buf) // into the request's own pooled buffer
 	}
 	if err != nil {
 		fctx.SetConnectionClose()
@@ -178,6 +226,26 @@ func bufferBody(fctx *fasthttp.RequestCtx, refuse func(*fasthttp.RequestCtx, err
 		return false
 	}
 	return true
+}
+
+// bodyLimit is the limit uploadLimits chose for the request.
+func bodyLimit(h *fasthttp.RequestHeader) int {
+	if v := h.Peek(bodyLimitHeader); len(v) > 0 {
+		if limit, err := strconv.Atoi(string(v)); err == nil && limit > 0 {
+			return limit
+		}
+	}
+	return BodyLimit
+}
+
+// readChunked appends a body of unknown length to dst, up to limit.
+func readChunked(dst []byte, stream io.Reader, limit int) ([]byte, error) {
+	body := bytes.NewBuffer(dst)
+	_, err := body.ReadFrom(io.LimitReader(stream, int64(limit)+1))
+	if err == nil && body.Len() > limit {
+		err = fasthttp.ErrBodyTooLarge
+	}
+	return body.Bytes(), err
 }
 
 // parseForm parses a multipart form (of a length uploadLimits checked)

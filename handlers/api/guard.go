@@ -64,7 +64,7 @@ func (g *Guard) Authenticate(c *fiber.Ctx) error {
 		// answered as such (503), not turned into 429s for everyone
 		// behind the address.
 		if refusedKey(err) {
-			if limited := g.limit(c, g.limits.Unauthenticated, "ip:"+ratelimit.AddressKey(c.IP())); limited != nil {
+			if limited := g.limit(c, g.limits.Unauthenticated, addressBucket(c)); limited != nil {
 				return limited
 			}
 		}
@@ -135,7 +135,7 @@ func (g *Guard) Describe(c *fiber.Ctx) {
 	if counted, _ := c.Locals(limitedLocal).(bool); l == nil || counted {
 		return
 	}
-	res, err := l.Peek(c.UserContext(), "ip:"+c.IP())
+	res, err := l.Peek(c.UserContext(), addressBucket(c))
 	if err != nil {
 		g.log.WarnContext(c.UserContext(), "rate limiter unavailable; answer without RateLimit headers", "err", err)
 		return
@@ -143,6 +143,10 @@ func (g *Guard) Describe(c *fiber.Ctx) {
 	res.Allowed = true // nothing was refused: no Retry-After
 	ratelimit.Headers(res, c.Set)
 }
+
+// addressBucket is the key of the caller's address in the unauthenticated
+// limiter: the one bucket refused keys count against and Describe reads.
+func addressBucket(c *fiber.Ctx) string { return "ip:" + ratelimit.AddressKey(c.IP()) }
 
 // limitedLocal marks a request the guard counted, its headers set unless
 // the limiter failed; Describe leaves such a request alone rather than

@@ -83,6 +83,10 @@ func classify(err error) views.ErrorPage {
 	var fe *fiber.Error
 	if errors.As(err, &fe) && fe.Code < 500 {
 		v := views.ErrorPage{Status: fe.Code, Title: titleOf(fe.Code), Message: "The request could not be handled."}
+		if fe.Code == fiber.StatusUnsupportedMediaType { // a compressed request body
+			v.Message = "The form was sent compressed (with a Content-Encoding), which this site does not accept."
+			v.Suggestion = "Send it again without compressing it."
+		}
 		if fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed {
 			v.Status, v.Title = fiber.StatusNotFound, titleOf(fiber.StatusNotFound)
 			v.Message = "There is no page at this address."
