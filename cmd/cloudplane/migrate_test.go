@@ -35,7 +35,8 @@ func TestMigrateStatus(t *testing.T) {
 	}
 	after := mustCLI(t, "migrate", "--status", "--database", dsn)
 	applied := regexp.MustCompile(`(?m)^\d{4}_\w+ +applied \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
-	if n := len(applied.FindAllString(after, -1)); n != len(steps) || strings.Contains(after, "pending") {
+	stillPending := regexp.MustCompile(`(?m) pending$`) // a step's name may say "pending" (0017)
+	if n := len(applied.FindAllString(after, -1)); n != len(steps) || stillPending.MatchString(after) {
 		t.Fatalf("status after migrate:\n%s", after)
 	}
 }
