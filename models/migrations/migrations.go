@@ -18,6 +18,9 @@
 //     the structs and the migrated schema disagree.
 //  4. Rows the new constraints refuse must be cleaned up by the step or
 //     refused with a message that says which rows (see 0002).
+//  5. Once the step is final, add both files' hashes to released.sha256
+//     (sha256sum's format); TestReleasedStepsNeverChange fails until then,
+//     and whenever a released step's SQL changes.
 //
 // If the step is needed for an upgrade test, add a fixture as
 // models/testdata/README.md describes.
