@@ -10,7 +10,7 @@ import (
 // confirmation; the API sees each step.
 func TestFabricPartitionLifecycle(t *testing.T) {
 	s := need(t)
-	o, b := s.onPage(t, "fabric partitions", "^Fabric partitions$", "/fabric")
+	o, b := s.onPage(t, "^Fabric partitions$")
 	b.waitText("main", "No fabric partitions yet")
 	b.shot("fabric partitions empty")
 

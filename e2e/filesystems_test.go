@@ -9,7 +9,7 @@ import (
 // a good one is created, flashed, listed, and seen by the API.
 func TestFilesystemCreate(t *testing.T) {
 	s := need(t)
-	o, b := s.onPage(t, "filesystems", "^Filesystems$", "/filesystems")
+	o, b := s.onPage(t, "^Filesystems$")
 	b.shot("filesystems empty")
 
 	b.fill("main", "^Name", "1-starts-with-a-digit")

@@ -14,7 +14,7 @@ import (
 // serves it.
 func TestGlobalFirewallRuleset(t *testing.T) {
 	s := need(t)
-	o, b := s.onPage(t, "firewall", "firewall", "/firewall", "/firewall-rulesets", "/firewall-rules")
+	o, b := s.onPage(t, "firewall")
 	b.shot("firewall")
 	b.openGlobalRuleset()
 

@@ -12,7 +12,7 @@ import (
 // command with the key file the SSH keys page suggests.
 func TestInstanceLaunchWithImageAndUserData(t *testing.T) {
 	s := need(t)
-	o, b := s.onPage(t, "instances", "^Instances$", "/instances")
+	o, b := s.onPage(t, "^Instances$")
 	key := s.apiKey(t, o)
 	s.api(t, key, http.MethodPost, "/ssh-keys", map[string]string{"name": "img-key"}).ok(t, http.StatusOK, nil)
 

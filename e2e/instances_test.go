@@ -10,7 +10,7 @@ import (
 // with a 2 s boot time), and terminating it asks first.
 func TestInstanceLaunchAndTerminate(t *testing.T) {
 	s := need(t)
-	o, b := s.onPage(t, "instances", "^Instances$", "/instances")
+	o, b := s.onPage(t, "^Instances$")
 
 	// A launch needs an SSH key; the keys page is not what this tests.
 	key := s.apiKey(t, o)

@@ -128,9 +128,23 @@ func TestFailedWritesLeaveTheWriterUsable(t *testing.T) {
 	}
 }
 
-// The app closes its store at shutdown and tests close it again.
+// The app closes its store at shutdown and tests close it again: the
+// second close neither fails nor hangs, and a closed store refuses reads
+// and writes with an error instead of hanging or panicking.
 func TestStoreClosesTwice(t *testing.T) {
 	store := modelstest.Open(t)
-	_ = store.Close()
-	_ = store.Close()
+	if err := store.Close(); err != nil {
+		t.Fatalf("first close: %v", err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := store.UserByEmail(ctx, "nobody@example.com"); err == nil || ctx.Err() != nil {
+		t.Fatalf("a read on a closed store: %v (context: %v)", err, ctx.Err())
+	}
+	if _, err := store.CreateUser(ctx, models.OperatorActor, models.CreateUserInput{Email: "late@example.com", Password: "a long passphrase"}); err == nil || ctx.Err() != nil {
+		t.Fatalf("a write on a closed store: %v (context: %v)", err, ctx.Err())
+	}
 }
