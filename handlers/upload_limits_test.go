@@ -80,28 +80,8 @@ func TestBodyRestIsNeverTheNextRequest(t *testing.T) {
 	pipelined := "POST /sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n" +
 		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(form)) + form +
 		"GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, pipelined); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(conn)
-	var statuses []int
-	var last []byte
-	for {
-		res, err := http.ReadResponse(r, nil)
-		if err != nil {
-			break
-		}
-		last, _ = io.ReadAll(res.Body)
-		res.Body.Close()
-		statuses = append(statuses, res.StatusCode)
-	}
-	if len(statuses) != 2 || statuses[1] != http.StatusOK || !strings.Contains(string(last), "ok") {
+	statuses, last := pipeline(t, addr, pipelined)
+	if len(statuses) != 2 || statuses[1] != http.StatusOK || !strings.Contains(last, "ok") {
 		t.Fatalf("answers %v, last %q: want the form's and /livez's 200, and nothing for the epilogue", statuses, last)
 	}
 }

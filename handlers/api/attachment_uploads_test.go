@@ -301,9 +301,23 @@ func TestUploadsInFlightAreCapped(t *testing.T) {
 	}
 
 	// Many at once: each succeeds or waits out its turn, then retries.
-	var wg sync.WaitGroup
-	problems := make(chan string, clients)
+	putAllRetrying(t, base, ups[:clients], content, 20)
 	for i, up := range ups[:clients] {
+		e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).expect(http.StatusOK)
+		if got := e.download(ticket, up.AttachmentID); !bytes.Equal(got, content(i)) {
+			t.Fatalf("client %d: read back %d bytes, not what it sent", i, len(got))
+		}
+	}
+}
+
+// putAllRetrying sends every upload at once, each to its URL, retrying
+// a 503 with Retry-After up to retries times; anything else but 200 fails
+// the test.
+func putAllRetrying(t *testing.T, base string, ups []initiated, content func(i int) []byte, retries int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	problems := make(chan string, len(ups))
+	for i, up := range ups {
 		wg.Go(func() {
 			for attempt := 0; ; attempt++ {
 				res, err := http.DefaultClient.Do(mustRequest(t, http.MethodPut, base+requestURI(t, up.UploadURL), content(i)))
@@ -316,10 +330,10 @@ func TestUploadsInFlightAreCapped(t *testing.T) {
 				switch {
 				case res.StatusCode == http.StatusOK:
 					return
-				case res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != "" && attempt < 20:
+				case res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != "" && attempt < retries:
 					continue
 				default:
-					problems <- fmt.Sprintf("client %d: %d %s", i, res.StatusCode, body)
+					problems <- fmt.Sprintf("client %d, attempt %d: %d %s", i, attempt, res.StatusCode, body)
 					return
 				}
 			}
@@ -329,12 +343,6 @@ func TestUploadsInFlightAreCapped(t *testing.T) {
 	close(problems)
 	for p := range problems {
 		t.Error(p)
-	}
-	for i, up := range ups[:clients] {
-		e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).expect(http.StatusOK)
-		if got := e.download(ticket, up.AttachmentID); !bytes.Equal(got, content(i)) {
-			t.Fatalf("client %d: read back %d bytes, not what it sent", i, len(got))
-		}
 	}
 }
 

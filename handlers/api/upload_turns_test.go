@@ -128,35 +128,7 @@ func TestOneAccountCannotHoldEveryUploadTurn(t *testing.T) {
 		ups[i] = o.initiate(otherTicket, fmt.Sprintf("f%d", i), size)
 	}
 	content := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i)}, size) }
-	var wg sync.WaitGroup
-	problems := make(chan string, clients)
-	for i, up := range ups {
-		wg.Go(func() {
-			for attempt := 0; ; attempt++ {
-				res, err := http.DefaultClient.Do(mustRequest(t, http.MethodPut, base+requestURI(t, up.UploadURL), content(i)))
-				if err != nil {
-					problems <- err.Error()
-					return
-				}
-				body, _ := io.ReadAll(res.Body)
-				res.Body.Close()
-				switch {
-				case res.StatusCode == http.StatusOK:
-					return
-				case res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") != "" && attempt < 5:
-					continue
-				default:
-					problems <- fmt.Sprintf("client %d, attempt %d: %d %s", i, attempt, res.StatusCode, body)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(problems)
-	for p := range problems {
-		t.Error(p)
-	}
+	putAllRetrying(t, base, ups, content, 5)
 	if logged := log.String(); !strings.Contains(logged, "no upload turn came in time") || strings.Contains(logged, "database unavailable") {
 		t.Errorf("the 503s for want of a turn were not logged as such:\n%s", logged)
 	}
