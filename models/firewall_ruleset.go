@@ -237,6 +237,12 @@ func (s *Store) UpdateFirewallRuleset(ctx context.Context, actor Actor, id strin
 	}
 	var out *FirewallRulesetView
 	err = s.write(ctx, func(tx *gorm.DB) error {
+		// The account first, as a delete locks it (deleteHeld): the audit
+		// row's foreign key waits on the account's lock, so taking the
+		// ruleset's row first deadlocked against a delete on PostgreSQL.
+		if _, err := lockAccount(tx, accountID); err != nil {
+			return err
+		}
 		if err := bumpRulesetVersion(tx, accountID, id, in.IfMatch); err != nil {
 			return err
 		}
