@@ -75,16 +75,7 @@ func TestAmbiguousBodyLengthIsRefusedAndNothingIsSmuggled(t *testing.T) {
 // then everything the server sends until it closes the connection.
 func rawExchange(t *testing.T, addr, req string) (*http.Response, []byte, []byte) {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(conn)
+	br := sendRaw(t, addr, req)
 	res, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatalf("read response: %v", err)
@@ -98,6 +89,22 @@ func rawExchange(t *testing.T, addr, req string) (*http.Response, []byte, []byte
 		t.Fatal(fmt.Errorf("read after the answer: %w", err))
 	}
 	return res, body, rest
+}
+
+// sendRaw writes req, as it is, on a new connection that is closed when
+// the test ends and gives up after 10 s, and returns its reader.
+func sendRaw(t *testing.T, addr, req string) *bufio.Reader {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	return bufio.NewReader(conn)
 }
 
 // BenchmarkAmbiguousFraming is the check every request with a body pays

@@ -1,14 +1,11 @@
 package handlers
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A method fiber does not know (PROPFIND, REPORT, QUERY) is answered
@@ -40,16 +37,7 @@ func TestUnknownMethodBodyIsNeverTheNextRequest(t *testing.T) {
 // until the server closes it: their statuses and the last one's body.
 func pipeline(t *testing.T, addr, requests string) (statuses []int, last string) {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, requests); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(conn)
+	r := sendRaw(t, addr, requests)
 	for {
 		res, err := http.ReadResponse(r, nil)
 		if err != nil {

@@ -21,19 +21,7 @@ import (
 // before the body is read, so they cannot make the server hold 25 MiB per
 // connection on their way to the sign-in page.
 func TestUploadFormTakesLargeBodiesOnlyWhenSignedIn(t *testing.T) {
-	store := modelstest.Open(t)
-	owner, _ := modelstest.Owner(t, store, "ada@example.com")
-	ticket, err := store.CreateTicket(context.Background(), owner.Actor(), models.CreateTicketInput{
-		Subject: "Disk full", Description: "It is full.", Type: models.TicketServiceRequest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, token, err := store.SignIn(context.Background(), models.SignInInput{Email: owner.Email,
-		Password: "correct horse battery", SourceIP: "192.0.2.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveStore(t, store)
+	addr, ticket, token := ticketToAttachTo(t)
 
 	const size = 2 << 20 // past BodyLimit, within the attachment cap
 	head := func(cookie string) string {
@@ -93,19 +81,7 @@ func TestBodyRestIsNeverTheNextRequest(t *testing.T) {
 // with a Content-Length past BodyLimit is refused on its headers, a
 // chunked one once BodyLimit is read, an encoded one with 415.
 func TestUploadFormTakesLargeBodiesOnlyAsStreamedForms(t *testing.T) {
-	store := modelstest.Open(t)
-	owner, _ := modelstest.Owner(t, store, "ada@example.com")
-	ticket, err := store.CreateTicket(context.Background(), owner.Actor(), models.CreateTicketInput{
-		Subject: "Disk full", Description: "It is full.", Type: models.TicketServiceRequest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, token, err := store.SignIn(context.Background(), models.SignInInput{Email: owner.Email,
-		Password: "correct horse battery", SourceIP: "192.0.2.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveStore(t, store)
+	addr, ticket, token := ticketToAttachTo(t)
 	const size = 2 << 20 // past BodyLimit, within the attachment cap
 	head := "POST /tickets/" + ticket.ID + "/attachments HTTP/1.1\r\nHost: x\r\nCookie: " + web.SessionCookie + "=" + token +
 		"\r\nConnection: close\r\n"
@@ -191,4 +167,23 @@ func sendWhole(addr, head string, size int) (*http.Response, error) {
 	}
 	_, err = io.ReadAll(res.Body)
 	return res, err
+}
+
+// ticketToAttachTo serves a store with an owner's ticket, and returns the
+// server's address, the ticket and a live session token of the owner.
+func ticketToAttachTo(t *testing.T) (addr string, ticket *models.Ticket, token string) {
+	t.Helper()
+	store := modelstest.Open(t)
+	owner, _ := modelstest.Owner(t, store, "ada@example.com")
+	ticket, err := store.CreateTicket(context.Background(), owner.Actor(), models.CreateTicketInput{
+		Subject: "Disk full", Description: "It is full.", Type: models.TicketServiceRequest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, err = store.SignIn(context.Background(), models.SignInInput{Email: owner.Email,
+		Password: "correct horse battery", SourceIP: "192.0.2.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveStore(t, store), ticket, token
 }
