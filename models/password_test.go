@@ -254,10 +254,7 @@ func TestKnownDeviceSignsInPastAQueueOfStrangers(t *testing.T) {
 	cfg.PasswordCost = 10
 	store := modelstest.Open(t, models.WithConfig(cfg))
 	ctx := context.Background()
-	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
-		models.CreateUserInput{Email: "ada@example.com", Password: password}))
-	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
-	device := modelstest.Must[models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
+	device := adaOnAKnownDevice(t, store)
 
 	release := holdSlots(t, store, 1)
 	// One stranger gives up while queued.
@@ -315,10 +312,7 @@ func TestAFullPasswordQueueRefusesAtOnce(t *testing.T) {
 	cfg.PasswordQueueLength = 2
 	store := modelstest.Open(t, models.WithConfig(cfg))
 	ctx := context.Background()
-	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
-		models.CreateUserInput{Email: "ada@example.com", Password: password}))
-	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
-	device := modelstest.Must[models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
+	device := adaOnAKnownDevice(t, store)
 
 	release := holdSlots(t, store, 1)
 	waiting, stopWaiting := context.WithCancel(ctx)
@@ -369,4 +363,15 @@ func TestAFullPasswordQueueRefusesAtOnce(t *testing.T) {
 	}
 	stopWaiting()
 	wg.Wait()
+}
+
+// adaOnAKnownDevice creates ada@example.com and returns a device her
+// browser signed in from before.
+func adaOnAKnownDevice(t *testing.T, store *models.Store) models.Device {
+	t.Helper()
+	ctx := context.Background()
+	modelstest.Must[*models.User](t)(store.CreateUser(ctx, models.OperatorActor,
+		models.CreateUserInput{Email: "ada@example.com", Password: password}))
+	cookie := modelstest.Must[string](t)(store.IssueDeviceCookie(ctx, "ada@example.com"))
+	return modelstest.Must[models.Device](t)(store.RecognizeDevice(ctx, cookie, "ada@example.com"))
 }

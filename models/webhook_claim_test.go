@@ -58,15 +58,7 @@ func TestClaimTakesEndpointsInTurnWithinTheirCap(t *testing.T) {
 // deliveries than its cap, nor one delivery twice.
 func TestConcurrentClaimsKeepTheCap(t *testing.T) {
 	const claimers = 8
-	cfg := models.DefaultConfig()
-	cfg.PasswordCost = 4
-	clock := modelstest.NewClock()
-	dsn := modelstest.DSN(t)
-	stores := make([]*models.Store, claimers)
-	for i := range stores {
-		stores[i] = modelstest.OpenAt(t, dsn, models.WithConfig(cfg), models.WithClock(clock.Now))
-	}
-	f := &ticketFixture{t: t, ctx: t.Context(), store: stores[0], clock: clock}
+	stores, f := claimerStores(t, claimers)
 	owner, _ := modelstest.Owner(t, f.store, "owner@example.com")
 	other, _ := modelstest.Owner(t, f.store, "other@example.com")
 	f.owner, f.other = owner.Actor(), other.Actor()
@@ -174,15 +166,7 @@ func TestClaimSharesWorkersBetweenAccounts(t *testing.T) {
 // them; a last claim tops it up to exactly the share.
 func TestConcurrentClaimsKeepTheAccountShare(t *testing.T) {
 	const claimers = 8
-	cfg := models.DefaultConfig()
-	cfg.PasswordCost = 4
-	clock := modelstest.NewClock()
-	dsn := modelstest.DSN(t)
-	stores := make([]*models.Store, claimers)
-	for i := range stores {
-		stores[i] = modelstest.OpenAt(t, dsn, models.WithConfig(cfg), models.WithClock(clock.Now))
-	}
-	f := &ticketFixture{t: t, ctx: t.Context(), store: stores[0], clock: clock}
+	stores, f := claimerStores(t, claimers)
 	owner, _ := modelstest.Owner(t, f.store, "owner@example.com")
 	f.owner = owner.Actor()
 	for i := range 3 {
@@ -221,4 +205,20 @@ func TestConcurrentClaimsKeepTheAccountShare(t *testing.T) {
 		t.Fatalf("%d in flight after a last claim (%v), want the account's share of %d",
 			total+len(last), err, models.DefaultWebhookAccountConcurrency)
 	}
+}
+
+// claimerStores opens n stores on one database, each with its own
+// connection pool as a replica's dispatcher has, on one clock, and a
+// ticket fixture on the first.
+func claimerStores(t *testing.T, n int) ([]*models.Store, *ticketFixture) {
+	t.Helper()
+	cfg := models.DefaultConfig()
+	cfg.PasswordCost = 4
+	clock := modelstest.NewClock()
+	dsn := modelstest.DSN(t)
+	stores := make([]*models.Store, n)
+	for i := range stores {
+		stores[i] = modelstest.OpenAt(t, dsn, models.WithConfig(cfg), models.WithClock(clock.Now))
+	}
+	return stores, &ticketFixture{t: t, ctx: t.Context(), store: stores[0], clock: clock}
 }
