@@ -7,31 +7,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/observe"
+	"cloudplane/handlers/respond"
 	"cloudplane/models"
 )
-
-// statusOf is the one place a domain error code becomes an HTTP status.
-var statusOf = map[models.Code]int{
-	models.CodeInvalidParameters:   fiber.StatusBadRequest,
-	models.CodeDuplicate:           fiber.StatusBadRequest,
-	models.CodeQuotaExceeded:       fiber.StatusBadRequest,
-	models.CodeFilesystemInUse:     fiber.StatusBadRequest,
-	models.CodeRulesetInUse:        fiber.StatusBadRequest,
-	models.CodeInsufficientCap:     fiber.StatusBadRequest,
-	models.CodeFilesystemWrongZone: fiber.StatusBadRequest,
-	models.CodeInvalidAPIKey:       fiber.StatusUnauthorized,
-	models.CodeAccountInactive:     fiber.StatusForbidden,
-	models.CodeInvalidAddress:      fiber.StatusForbidden,
-	models.CodeForbidden:           fiber.StatusForbidden,
-	models.CodeRouteNotFound:       fiber.StatusNotFound,
-	models.CodeNotFound:            fiber.StatusNotFound,
-	models.CodeConflict:            fiber.StatusConflict,
-	models.CodePreconditionFailed:  fiber.StatusPreconditionFailed,
-	models.CodeInsufficientScope:   fiber.StatusForbidden,
-	models.CodeRateLimited:         fiber.StatusTooManyRequests,
-	models.CodeProviderUnavailable: fiber.StatusServiceUnavailable,
-	models.CodeInternal:            fiber.StatusInternalServerError,
-}
 
 type errorBody struct {
 	Error errorDetail `json:"error"`
@@ -49,40 +27,17 @@ type errorDetail struct {
 // raised before routing (oversized bodies) and recovered panics.
 func WriteError(c *fiber.Ctx, log *slog.Logger, err error) error {
 	status, e := classify(err)
-	LogFailure(c, log, status, err)
+	if uploadTurnRefused(err) {
+		// Load shed on purpose, not the database failing.
+		log.WarnContext(c.UserContext(), "upload refused: no upload turn came in time", "method", c.Method(), "path", c.Path(), "err", err)
+	} else {
+		respond.LogFailure(c, log, status, err)
+	}
 	if status == fiber.StatusServiceUnavailable {
-		c.Set(fiber.HeaderRetryAfter, RetryAfterUnavailable)
+		c.Set(fiber.HeaderRetryAfter, respond.RetryAfterUnavailable)
 	}
 	c.Status(status)
 	return c.JSON(errorBody{Error: errorDetail{Code: e.Code, Message: e.Message, Suggestion: e.Suggestion, RequestID: observe.RequestID(c)}})
-}
-
-// Status is the HTTP status of a domain error, or 0 for a code without
-// one. The dashboard starts from it too, so a code gets its status here.
-func Status(e *models.Error) int {
-	if e.Retryable {
-		return fiber.StatusConflict
-	}
-	return statusOf[e.Code]
-}
-
-// RetryAfterUnavailable is the Retry-After, in seconds, of a 503: long
-// enough for a restarted database or a failover, short enough that a
-// script waiting on it does not stall.
-const RetryAfterUnavailable = "5"
-
-// LogFailure logs a failed request the operator must see: an internal
-// error, or the database being unavailable. A request cancelled because
-// the server is stopping (or its caller left) is no error of ours.
-func LogFailure(c *fiber.Ctx, log *slog.Logger, status int, err error) {
-	switch {
-	case status == fiber.StatusInternalServerError:
-		log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
-	case uploadTurnRefused(err):
-		log.WarnContext(c.UserContext(), "upload refused: no upload turn came in time", "method", c.Method(), "path", c.Path(), "err", err)
-	case status == fiber.StatusServiceUnavailable && !models.ClientGone(err):
-		log.WarnContext(c.UserContext(), "database unavailable", "method", c.Method(), "path", c.Path(), "err", err)
-	}
 }
 
 func classify(err error) (int, *models.Error) {
@@ -95,7 +50,7 @@ func classify(err error) (int, *models.Error) {
 		}
 	}
 	if e, ok := models.Classify(err); ok {
-		if status := Status(e); status != 0 {
+		if status := respond.Status(e); status != 0 {
 			return status, e
 		}
 	}

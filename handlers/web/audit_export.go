@@ -11,7 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/handlers/api"
+	"cloudplane/handlers/respond"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -124,7 +124,7 @@ func csvSafe(cell string) string {
 // auditEventLine is an event as a JSON line: the API's fields, with the
 // actor's role and the event in words.
 type auditEventLine struct {
-	api.AuditEventJSON
+	respond.AuditEventJSON
 	ActorRole *string `json:"actor_role"`
 	Summary   string  `json:"summary"`
 	Actor     string  `json:"actor"`
@@ -133,7 +133,7 @@ type auditEventLine struct {
 func jsonLineWriter(w *bufio.Writer, viewer models.Actor) func(*models.AuditEvent) error {
 	enc := json.NewEncoder(w)
 	return func(ev *models.AuditEvent) error {
-		return enc.Encode(auditEventLine{AuditEventJSON: api.AuditEventView(*ev), ActorRole: ev.ActorRole,
+		return enc.Encode(auditEventLine{AuditEventJSON: respond.AuditEvent(*ev), ActorRole: ev.ActorRole,
 			Summary: eventSummary(*ev), Actor: eventActor(*ev, viewer, nil)})
 	}
 }

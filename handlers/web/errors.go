@@ -8,8 +8,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/handlers/api"
 	"cloudplane/handlers/observe"
+	"cloudplane/handlers/respond"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -18,7 +18,7 @@ import (
 // input the domain refuses is 422, since the form comes back with the
 // problems beside its fields. 0 means the error has no code.
 func statusOf(e *models.Error) int {
-	status := api.Status(e)
+	status := respond.Status(e)
 	if status == fiber.StatusBadRequest {
 		return fiber.StatusUnprocessableEntity
 	}
@@ -55,12 +55,12 @@ func formError(err error, form *views.Form) (int, error) {
 // the main content, whatever the request targeted.
 func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	v := classify(err)
-	api.LogFailure(c, log, v.Status, err)
+	respond.LogFailure(c, log, v.Status, err)
 	switch v.Status {
 	case fiber.StatusInternalServerError:
 		v.RequestID = observe.RequestID(c)
 	case fiber.StatusServiceUnavailable:
-		c.Set(fiber.HeaderRetryAfter, api.RetryAfterUnavailable)
+		c.Set(fiber.HeaderRetryAfter, respond.RetryAfterUnavailable)
 	}
 	m := views.Meta{Title: v.Title}
 	if sess, u := signedIn(c); u != nil {
