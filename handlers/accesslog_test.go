@@ -15,7 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/logging"
+	"cloudplane/handlers/observe"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -63,7 +63,7 @@ func withMsg(lines []map[string]any, msg string) []map[string]any {
 func jsonLogApp(t *testing.T, store *models.Store, cfg Config) (*fiber.App, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
-	log, err := logging.New(logs, "json", "info")
+	log, err := observe.NewLogger(logs, "json", "info")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/observe"
 	"cloudplane/handlers/web"
-	"cloudplane/logging"
 	"cloudplane/metrics"
 	"cloudplane/models"
 )
@@ -79,7 +78,7 @@ const BodyLimit = 1 << 20
 // New builds the Fiber application with every route.
 func New(cfg Config) *fiber.App {
 	cfg = withDefaults(cfg)
-	cfg.Log = logging.Contextual(cfg.Log)
+	cfg.Log = observe.Contextual(cfg.Log)
 	app := fiber.New(fiber.Config{
 		AppName:   "cloudplane",
 		BodyLimit: BodyLimit,

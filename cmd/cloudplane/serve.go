@@ -16,9 +16,9 @@ import (
 
 	"cloudplane/handlers"
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/observe"
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/handlers/web"
-	"cloudplane/logging"
 	"cloudplane/metrics"
 	"cloudplane/models"
 	"cloudplane/webhooks"
@@ -82,7 +82,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	dispatch.ShutdownGrace = min(webhooks.DefaultShutdownGrace, f.limits.drainPeriod())
-	log, err := logging.New(os.Stderr, f.observe.logFormat, f.logLevel)
+	log, err := observe.NewLogger(os.Stderr, f.observe.logFormat, f.logLevel)
 	if err != nil {
 		return err
 	}

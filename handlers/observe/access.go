@@ -1,5 +1,7 @@
 // Package observe gives every request an id and, once it is answered,
-// writes its access-log line and records it in the request metrics.
+// writes its access-log line and records it in the request metrics. It
+// also builds the server's slog logger, which adds the request's id to
+// every line logged with the request's context, whoever logs it.
 package observe
 
 import (
@@ -8,7 +10,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/logging"
 	"cloudplane/metrics"
 	"cloudplane/models"
 )
@@ -55,7 +56,7 @@ func MarkUnmatched(c *fiber.Ctx) { c.Locals(unmatchedLocal, true) }
 // anything can log, and runs the error handler itself, as fiber's logger
 // does, so the line and the metrics see the status actually answered.
 func Middleware(cfg Config) fiber.Handler {
-	log := logging.Contextual(cfg.Log)
+	log := Contextual(cfg.Log)
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		id := incomingID(c, cfg.TrustProxies)

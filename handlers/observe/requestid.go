@@ -3,7 +3,6 @@ package observe
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/logging"
 	"cloudplane/models"
 )
 
@@ -25,7 +24,7 @@ func RequestID(c *fiber.Ctx) string {
 func assignRequestID(c *fiber.Ctx, id string) string {
 	c.Locals(requestIDLocal, id)
 	c.Set(requestIDHeader, id)
-	c.SetUserContext(logging.WithRequestID(c.UserContext(), id))
+	c.SetUserContext(withRequestID(c.UserContext(), id))
 	return id
 }
 

@@ -1,4 +1,4 @@
-package logging
+package observe
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 
 func TestRequestIDFromContext(t *testing.T) {
 	var buf bytes.Buffer
-	log, err := New(&buf, "json", "info")
+	log, err := NewLogger(&buf, "json", "info")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := WithRequestID(context.Background(), "req-1")
+	ctx := withRequestID(context.Background(), "req-1")
 	log.With("component", "x").InfoContext(ctx, "served")
 	log.Info("no request")
 	log.DebugContext(ctx, "below the level")
@@ -36,10 +36,10 @@ func TestRequestIDFromContext(t *testing.T) {
 }
 
 func TestNewRefusesUnknownSettings(t *testing.T) {
-	if _, err := New(&bytes.Buffer{}, "xml", "info"); err == nil || !strings.Contains(err.Error(), "--log-format") {
+	if _, err := NewLogger(&bytes.Buffer{}, "xml", "info"); err == nil || !strings.Contains(err.Error(), "--log-format") {
 		t.Fatalf("format xml: %v", err)
 	}
-	if _, err := New(&bytes.Buffer{}, "text", "loud"); err == nil || !strings.Contains(err.Error(), "--log-level") {
+	if _, err := NewLogger(&bytes.Buffer{}, "text", "loud"); err == nil || !strings.Contains(err.Error(), "--log-level") {
 		t.Fatalf("level loud: %v", err)
 	}
 }
@@ -48,7 +48,7 @@ func TestNewRefusesUnknownSettings(t *testing.T) {
 func TestContextualIsIdempotent(t *testing.T) {
 	var buf bytes.Buffer
 	log := Contextual(Contextual(slog.New(slog.NewTextHandler(&buf, nil))))
-	log.InfoContext(WithRequestID(context.Background(), "r"), "m")
+	log.InfoContext(withRequestID(context.Background(), "r"), "m")
 	if n := strings.Count(buf.String(), "request_id="); n != 1 {
 		t.Fatalf("request_id %d times in %q", n, buf.String())
 	}

@@ -1,7 +1,4 @@
-// Package logging builds the server's slog logger and ties log lines to
-// the request being served: a line logged with a request's context carries
-// that request's id, whoever logs it.
-package logging
+package observe
 
 import (
 	"context"
@@ -10,9 +7,10 @@ import (
 	"log/slog"
 )
 
-// New returns a logger writing to w in format ("text" or "json") at level
-// ("debug", "info", "warn" or "error"), with request ids from the context.
-func New(w io.Writer, format, level string) (*slog.Logger, error) {
+// NewLogger returns the server's logger, writing to w in format ("text"
+// or "json") at level ("debug", "info", "warn" or "error"), with request
+// ids from the context.
+func NewLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
@@ -39,13 +37,14 @@ func Contextual(l *slog.Logger) *slog.Logger {
 
 type requestIDKey struct{}
 
-// WithRequestID returns ctx carrying the id of the request it serves.
-func WithRequestID(ctx context.Context, id string) context.Context {
+// withRequestID returns ctx carrying the id of the request it serves: a
+// line logged with that context carries the id, whoever logs it.
+func withRequestID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, requestIDKey{}, id)
 }
 
-// RequestID is the id WithRequestID put in ctx, or "".
-func RequestID(ctx context.Context) string {
+// requestIDOf is the id withRequestID put in ctx, or "".
+func requestIDOf(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
 }
@@ -60,7 +59,7 @@ func (h contextHandler) Enabled(ctx context.Context, lv slog.Level) bool {
 }
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := RequestID(ctx); id != "" {
+	if id := requestIDOf(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
 	}
 	return h.inner.Handle(ctx, r)
