@@ -15,9 +15,9 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/metrics"
 	"cloudplane/handlers/observe"
 	"cloudplane/handlers/web"
-	"cloudplane/metrics"
 	"cloudplane/models"
 )
 

@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cloudplane/metrics"
+	"cloudplane/handlers/metrics"
 	"cloudplane/models"
 )
 

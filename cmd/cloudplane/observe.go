@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"cloudplane/handlers"
-	"cloudplane/metrics"
+	"cloudplane/handlers/metrics"
 	"cloudplane/models"
 )
 
@@ -47,8 +47,16 @@ func watchStore(m *metrics.Metrics, store *models.Store) error {
 		return err
 	}
 	m.WatchDatabase(sqlDB)
-	m.WatchWebhookQueue(store.WebhookQueueState, store.Now, scrapeTimeout)
+	m.WatchWebhookQueue(webhookQueue(store), store.Now, scrapeTimeout)
 	return nil
+}
+
+// webhookQueue reads the store's webhook queue as the metrics show it.
+func webhookQueue(store *models.Store) func(context.Context) (metrics.WebhookQueue, error) {
+	return func(ctx context.Context) (metrics.WebhookQueue, error) {
+		q, err := store.WebhookQueueState(ctx)
+		return metrics.WebhookQueue{Pending: q.Pending, OldestDue: q.OldestDue}, err
+	}
 }
 
 // startMetrics serves m on --metrics-addr, apart from the API like the

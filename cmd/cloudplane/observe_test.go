@@ -79,6 +79,8 @@ func TestServeMetricsAndReadiness(t *testing.T) {
 		`cloudplane_rate_limit_rejections_total{limiter="signin-device"} 0`,
 		`cloudplane_rate_limit_rejections_total{limiter="signin-known-devices"} 0`,
 		`go_sql_max_open_connections{db_name="cloudplane"}`,
+		"cloudplane_webhook_queue_depth 0", // the store's queue, adapted in watchStore
+		"cloudplane_webhook_oldest_due_seconds 0",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("no %s in the metrics:\n%s", want, body)

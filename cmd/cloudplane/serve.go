@@ -16,10 +16,10 @@ import (
 
 	"cloudplane/handlers"
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/metrics"
 	"cloudplane/handlers/observe"
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/handlers/web"
-	"cloudplane/metrics"
 	"cloudplane/models"
 	"cloudplane/webhooks"
 )

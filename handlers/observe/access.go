@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/metrics"
+	"cloudplane/handlers/metrics"
 	"cloudplane/models"
 )
 

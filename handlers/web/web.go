@@ -12,7 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
-	"cloudplane/metrics"
+	"cloudplane/handlers/metrics"
 	"cloudplane/models"
 	"cloudplane/views"
 )

@@ -1,8 +1,9 @@
 // Package metrics exposes the server's Prometheus metrics on a registry
 // of its own. The HTTP layer and the webhook dispatcher call its typed
 // methods; a nil *Metrics (metrics switched off) ignores every call, so
-// callers need no check. The store knows nothing of it: the collectors
-// here ask the store at scrape time.
+// callers need no check. It imports no domain package: the collectors
+// call, at scrape time, functions the caller wires to the store, and
+// take the figures in types declared here.
 package metrics
 
 import (

@@ -5,15 +5,20 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"cloudplane/models"
 )
+
+// WebhookQueue is what the webhook queue's series show. The caller reads
+// it from the store and fills it in: metrics knows no domain type.
+type WebhookQueue struct {
+	Pending   int64      // deliveries waiting for an attempt, due or not
+	OldestDue *time.Time // when the longest-waiting due delivery fell due; nil if none is
+}
 
 // WatchWebhookQueue adds cloudplane_webhook_queue_depth and
 // cloudplane_webhook_oldest_due_seconds, read by calling read at each
 // scrape with at most timeout to answer: a slow database costs a scrape
 // those series, not a hung scrape.
-func (m *Metrics) WatchWebhookQueue(read func(context.Context) (models.WebhookQueue, error), now func() time.Time, timeout time.Duration) {
+func (m *Metrics) WatchWebhookQueue(read func(context.Context) (WebhookQueue, error), now func() time.Time, timeout time.Duration) {
 	if m != nil {
 		m.reg.MustRegister(&queueCollector{read: read, now: now, timeout: timeout})
 	}
@@ -27,7 +32,7 @@ var (
 )
 
 type queueCollector struct {
-	read    func(context.Context) (models.WebhookQueue, error)
+	read    func(context.Context) (WebhookQueue, error)
 	now     func() time.Time
 	timeout time.Duration
 }

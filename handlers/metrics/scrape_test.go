@@ -19,8 +19,8 @@ import (
 
 	"cloudplane/handlers"
 	"cloudplane/handlers/api"
+	"cloudplane/handlers/metrics"
 	"cloudplane/handlers/ratelimit"
-	"cloudplane/metrics"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 	"cloudplane/webhooks"
@@ -118,7 +118,10 @@ func TestScrapeAfterTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.WatchDatabase(sqlDB)
-	m.WatchWebhookQueue(store.WebhookQueueState, store.Now, 2*time.Second)
+	m.WatchWebhookQueue(func(ctx context.Context) (metrics.WebhookQueue, error) {
+		q, err := store.WebhookQueueState(ctx)
+		return metrics.WebhookQueue{Pending: q.Pending, OldestDue: q.OldestDue}, err
+	}, store.Now, 2*time.Second)
 	metricsURL := serve(t, m.Handler())
 
 	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
