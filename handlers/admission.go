@@ -19,13 +19,11 @@ const DefaultInFlightPerCPU = 16
 // deadline allows, then get 503 with Retry-After like any request the
 // database could not serve in time.
 //
-// Without it an overloaded server ran every request at once: the Go
-// scheduler shared the CPUs among hundreds of goroutines, and SQLite's
-// one writer, which every write waits for, got its turn behind all of
-// them. Writes then took ten times as long as reads (200 clients, mixed
-// load, 2 CPUs: writes' p50 280 ms, reads' 20 ms, p99 413 ms). Behind the
-// gate every request waits in the same line and the writer gets a CPU
-// when it needs one: every operation's p50 125-165 ms, p99 255 ms.
+// Without it an overloaded server runs every request at once, and
+// SQLite's one writer, which every write waits for, gets a CPU only
+// behind hundreds of goroutines: writes become far slower than reads.
+// Behind the gate every request waits in one line and the writer gets a
+// CPU when it needs one (the load test's figures: docs/performance.md).
 //
 // Waiting requests hold a connection and a goroutine but no database
 // connection and no CPU. Health checks are routed before the gate, so an
