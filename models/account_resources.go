@@ -37,19 +37,12 @@ type AccountUsage struct {
 func (AccountUsage) TableName() string { return "account_usage" }
 
 // lockAccountCounting is lockAccount that also reads how many rows of
-// table the account owns, for a quota check. Reading it under the lock is
-// what makes concurrent creates count each other. The account it returns
-// holds the status, billing and quota columns only, not the rule lists:
-// it runs inside SQLite's one writer on every create, where GORM's
-// building and decoding of the whole row cost more than the query.
-//
-// On SQLite the count is a subquery of the lock's statement, one round
-// trip fewer: the write transaction began after every earlier write
-// committed, so it sees them all. PostgreSQL needs its own statement: a
-// statement sees the data as of its start (READ COMMITTED), and FOR
-// UPDATE refreshes only the locked row once the lock is granted, so a
-// count in the locking statement misses what the previous holder inserted
-// (TestConcurrentCreatesAllSucceed saw 165 creates under a quota of 150).
+// table the account owns, for a quota check: read under the lock, so that
+// concurrent creates count each other. It reads only the status, billing
+// and quota columns, without GORM: it runs in SQLite's one writer on
+// every create. SQLite reads the count in the lock's statement; on
+// PostgreSQL (READ COMMITTED) that statement would not see what the
+// previous lock holder inserted, so the count is a statement of its own.
 func lockAccountCounting(tx *gorm.DB, accountID, table string) (*Account, int64, error) {
 	const columns = "SELECT id, status, billing_address_valid, filesystem_quota, ruleset_quota, fabric_partition_quota"
 	postgres := tx.Dialector.Name() == "postgres"

@@ -127,30 +127,23 @@ func hashSecret(secret string) string {
 // CreateAPIKey makes a key for the actor's account and returns it with the
 // secret, which is never stored and cannot be shown again.
 func (s *Store) CreateAPIKey(ctx context.Context, actor Actor, in CreateAPIKeyInput) (*APIKey, string, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, "", err
-	}
-	expires, err := in.Validate(s.Now())
-	if err != nil {
-		return nil, "", err
-	}
-	secret, visible := newSecret()
-	if in.Name == "" {
-		in.Name = "key " + visible
-	}
-	scope := ScopeFull
-	if in.ReadOnly {
-		scope = ScopeReadOnly
-	}
-	k := &APIKey{ID: NewID(), AccountID: accountID, UserID: actor.UserID, Name: in.Name,
-		Prefix: visible, Hash: hashSecret(secret), CreatedAt: s.Now(), Scope: scope, ExpiresAt: expires}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Create(k).Error; err != nil {
-			return err
+	var expires *time.Time
+	validate := func() (err error) { expires, err = in.Validate(s.Now()); return err }
+	var secret string
+	k, err := createInAccount(ctx, s, actor, validate, func(accountID, id string) (*APIKey, accountCreate, error) {
+		var visible string
+		secret, visible = newSecret()
+		if in.Name == "" {
+			in.Name = "key " + visible
 		}
-		return s.audit(tx, actor, accountID, "api_key", "created", []string{lrn("api_key", k.ID)},
-			map[string]any{"name": k.Name, "prefix": k.Prefix, "scope": k.Scope, "expires_at": k.ExpiresAt})
+		scope := ScopeFull
+		if in.ReadOnly {
+			scope = ScopeReadOnly
+		}
+		k := &APIKey{ID: id, AccountID: accountID, UserID: actor.UserID, Name: in.Name,
+			Prefix: visible, Hash: hashSecret(secret), CreatedAt: s.Now(), Scope: scope, ExpiresAt: expires}
+		return k, accountCreate{resource: "api_key",
+			details: map[string]any{"name": k.Name, "prefix": k.Prefix, "scope": k.Scope, "expires_at": k.ExpiresAt}}, nil
 	})
 	if err != nil {
 		return nil, "", err

@@ -112,41 +112,18 @@ func (s *Store) FabricPartition(ctx context.Context, actor Actor, id string) (*F
 // partitions, and CodeDuplicate (naming "name") when the account already
 // has one by that name in that region.
 func (s *Store) CreateFabricPartition(ctx context.Context, actor Actor, in CreateFabricPartitionInput) (*FabricPartition, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, err
-	}
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
-	workspace := DefaultWorkspaceID(accountID)
-	if in.WorkspaceID != "" && in.WorkspaceID != workspace {
-		return nil, InvalidField("workspace_id", fmt.Sprintf("no workspace %q in this account; leave it out to use the default workspace", in.WorkspaceID))
-	}
-	now := s.Now()
-	p := FabricPartition{ID: NewID(), AccountID: accountID, WorkspaceID: workspace, Name: in.Name,
-		RegionName: in.Region, CreatedAt: now, UpdatedAt: now}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		a, used, err := lockAccountCounting(tx, accountID, "fabric_partitions")
-		if err != nil {
-			return err
+	return createInAccount(ctx, s, actor, in.Validate, func(accountID, id string) (*FabricPartition, accountCreate, error) {
+		workspace := DefaultWorkspaceID(accountID)
+		if in.WorkspaceID != "" && in.WorkspaceID != workspace {
+			return nil, accountCreate{}, InvalidField("workspace_id", fmt.Sprintf("no workspace %q in this account; leave it out to use the default workspace", in.WorkspaceID))
 		}
-		if err := checkQuota(used, a.FabricPartitionQuota, "fabric partitions"); err != nil {
-			return err
-		}
-		// The unique index decides between concurrent creates of one name.
-		if err := tx.Create(&p).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
-			return duplicateFabricPartition(p.Name, p.RegionName)
-		} else if err != nil {
-			return err
-		}
-		return s.audit(tx, actor, accountID, "fabric_partition", "created", []string{lrn("fabric_partition", p.ID)},
-			map[string]any{"name": p.Name, "region": p.RegionName, "workspace_id": p.WorkspaceID})
+		now := s.Now()
+		p := &FabricPartition{ID: id, AccountID: accountID, WorkspaceID: workspace, Name: in.Name,
+			RegionName: in.Region, CreatedAt: now, UpdatedAt: now}
+		return p, accountCreate{resource: "fabric_partition", quota: fabricPartitionQuota,
+			duplicate: duplicateFabricPartition(p.Name, p.RegionName),
+			details:   map[string]any{"name": p.Name, "region": p.RegionName, "workspace_id": p.WorkspaceID}}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &p, nil
 }
 
 // RenameFabricPartition renames a partition of the actor's account and

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -138,42 +137,25 @@ func (s *Store) filesystemViews(ctx context.Context, accountID string) *gorm.DB 
 // the account has FilesystemQuota filesystems, and CodeDuplicate (naming
 // "name") when the account already has one by that name.
 func (s *Store) CreateFilesystem(ctx context.Context, actor Actor, in CreateFilesystemInput) (*FilesystemView, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, err
-	}
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
-	now := s.Now()
-	fs := Filesystem{ID: NewID(), AccountID: accountID, Name: in.Name, RegionName: in.Region,
-		CreatedByUserID: actor.UserID, CreatedAt: now, UpdatedAt: now}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		a, used, err := lockAccountCounting(tx, accountID, "filesystems")
-		if err != nil {
-			return err
-		}
-		if err := a.requireBillingAddress(); err != nil {
-			return err
-		}
-		if err := checkQuota(used, a.FilesystemQuota, "filesystems"); err != nil {
-			return err
-		}
-		// The unique index decides between concurrent creates of one name.
-		if err := tx.Create(&fs).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
-			return &Error{Code: CodeDuplicate, Fields: map[string]string{"name": "is already used"},
-				Message:    fmt.Sprintf("name: a filesystem named %q already exists in this account", fs.Name),
-				Suggestion: "Choose another name, or use the existing filesystem"}
-		} else if err != nil {
-			return err
-		}
-		return s.audit(tx, actor, accountID, "filesystem", "created", []string{lrn("filesystem", fs.ID)},
-			map[string]any{"name": fs.Name, "region": fs.RegionName})
+	fs, err := createInAccount(ctx, s, actor, in.Validate, func(accountID, id string) (*Filesystem, accountCreate, error) {
+		now := s.Now()
+		fs := &Filesystem{ID: id, AccountID: accountID, Name: in.Name, RegionName: in.Region,
+			CreatedByUserID: actor.UserID, CreatedAt: now, UpdatedAt: now}
+		return fs, accountCreate{resource: "filesystem", quota: filesystemQuota,
+			check:     func(_ *gorm.DB, a *Account) error { return a.requireBillingAddress() },
+			duplicate: duplicateFilesystem(fs.Name),
+			details:   map[string]any{"name": fs.Name, "region": fs.RegionName}}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &FilesystemView{Filesystem: fs, CreatorEmail: actor.Email, CreatorStatus: UserActive}, nil
+	return &FilesystemView{Filesystem: *fs, CreatorEmail: actor.Email, CreatorStatus: UserActive}, nil
+}
+
+func duplicateFilesystem(name string) error {
+	return &Error{Code: CodeDuplicate, Fields: map[string]string{"name": "is already used"},
+		Message:    fmt.Sprintf("name: a filesystem named %q already exists in this account", name),
+		Suggestion: "Choose another name, or use the existing filesystem"}
 }
 
 // DeleteFilesystem deletes a filesystem of the actor's account and records

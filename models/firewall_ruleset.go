@@ -181,34 +181,17 @@ func rulesetNotFound(id string) error {
 // records a "firewall_ruleset created" audit event. It fails with
 // CodeQuotaExceeded when the account has RulesetQuota rulesets.
 func (s *Store) CreateFirewallRuleset(ctx context.Context, actor Actor, in CreateFirewallRulesetInput) (*FirewallRulesetView, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, err
-	}
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
-	now := s.Now()
-	r := FirewallRuleset{ID: NewID(), AccountID: accountID, Name: in.Name, RegionName: in.Region,
-		Rules: in.Rules, CreatedAt: now, UpdatedAt: now, Version: 1}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		a, used, err := lockAccountCounting(tx, accountID, "firewall_rulesets")
-		if err != nil {
-			return err
-		}
-		if err := checkQuota(used, a.RulesetQuota, "firewall rulesets"); err != nil {
-			return err
-		}
-		if err := tx.Create(&r).Error; err != nil {
-			return err
-		}
-		return s.audit(tx, actor, accountID, "firewall_ruleset", "created", []string{lrn("firewall_ruleset", r.ID)},
-			map[string]any{"name": r.Name, "region": r.RegionName, "rules": r.Rules})
+	r, err := createInAccount(ctx, s, actor, in.Validate, func(accountID, id string) (*FirewallRuleset, accountCreate, error) {
+		now := s.Now()
+		r := &FirewallRuleset{ID: id, AccountID: accountID, Name: in.Name, RegionName: in.Region,
+			Rules: in.Rules, CreatedAt: now, UpdatedAt: now, Version: 1}
+		return r, accountCreate{resource: "firewall_ruleset", quota: rulesetQuota,
+			details: map[string]any{"name": r.Name, "region": r.RegionName, "rules": r.Rules}}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	v := newRulesetView(r, nil)
+	v := newRulesetView(*r, nil)
 	return &v, nil
 }
 

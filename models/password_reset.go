@@ -119,35 +119,25 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 	if err != nil {
 		return nil, "", err
 	}
-	var sess *Session
-	var token string
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	return s.startSession(ctx, in.SourceIP, func(tx *gorm.DB) (*User, error) {
 		userID, err := s.resetTokenUser(tx, in.Token)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		res := tx.Where("name = ?", resetSettingName(in.Token)).Delete(&Setting{})
 		if res.Error != nil {
-			return res.Error
+			return nil, res.Error
 		}
 		if res.RowsAffected != 1 {
-			return errResetInvalid // used by a concurrent request
+			return nil, errResetInvalid // used by a concurrent request
 		}
 		u, err := s.replacePassword(tx, userID, string(hash))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
-			map[string]any{"changed": []string{"password"}, "password_reset": "link used"}); err != nil {
-			return err
-		}
-		sess, token, err = s.startSession(tx, u, in.SourceIP)
-		return err
+		return u, s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"changed": []string{"password"}, "password_reset": "link used"})
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	return sess, token, nil
 }
 
 // SetPassword is the operator setting a user's password directly: it ends

@@ -93,40 +93,49 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 	} else if !ok || u.Status != UserActive {
 		return nil, "", errBadCredentials
 	}
-	var sess *Session
-	var token string
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	return s.startSession(ctx, in.SourceIP, func(tx *gorm.DB) (*User, error) {
 		if in.ReplacesToken != "" {
 			if err := tx.Where("token_hash = ?", hashSecret(in.ReplacesToken)).Delete(&Session{}).Error; err != nil {
-				return err
+				return nil, err
 			}
 		}
-		var err error
-		sess, token, err = s.startSession(tx, u, in.SourceIP)
-		return err
+		return u, nil
 	})
-	return sess, token, err
 }
 
-// startSession writes a new session for u, and its audit event, inside tx.
-// It also drops u's expired sessions, so abandoned ones do not pile up.
-func (s *Store) startSession(tx *gorm.DB, u *User, sourceIP string) (*Session, string, error) {
-	now := s.Now()
-	if err := tx.Where("user_id = ? AND (last_seen_at < ? OR created_at < ?)", u.ID,
-		now.Add(-s.cfg.SessionIdleTimeout), now.Add(-s.cfg.SessionMaxAge)).Delete(&Session{}).Error; err != nil {
-		return nil, "", err
-	}
+// startSession signs a user in: in one write transaction, prepare does
+// what comes first (checks a link, ends a session, creates the user) and
+// returns the user, who then gets a new session and a session/signed_in
+// event (sourceIP recorded). Their expired sessions are dropped, so
+// abandoned ones do not pile up. It returns the session and its token,
+// which is never stored.
+func (s *Store) startSession(ctx context.Context, sourceIP string, prepare func(tx *gorm.DB) (*User, error)) (*Session, string, error) {
 	token := randomHex(32)
-	sess := &Session{ID: NewID(), TokenHash: hashSecret(token), UserID: u.ID, CSRFToken: randomHex(32),
-		SourceIP: truncate(sourceIP, 45), CreatedAt: now, LastSeenAt: now}
-	if err := tx.Create(sess).Error; err != nil {
+	var sess *Session
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		u, err := prepare(tx)
+		if err != nil {
+			return err
+		}
+		now := s.Now()
+		if err := tx.Where("user_id = ? AND (last_seen_at < ? OR created_at < ?)", u.ID,
+			now.Add(-s.cfg.SessionIdleTimeout), now.Add(-s.cfg.SessionMaxAge)).Delete(&Session{}).Error; err != nil {
+			return err
+		}
+		sess = &Session{ID: NewID(), TokenHash: hashSecret(token), UserID: u.ID, CSRFToken: randomHex(32),
+			SourceIP: truncate(sourceIP, 45), CreatedAt: now, LastSeenAt: now}
+		if err := tx.Create(sess).Error; err != nil {
+			return err
+		}
+		actor := u.Actor()
+		actor.SessionID = sess.ID
+		return s.audit(tx, actor, actor.AccountID, "session", "signed_in", []string{lrn("session", sess.ID)},
+			map[string]any{"email": u.Email, "source_ip": sess.SourceIP})
+	})
+	if err != nil {
 		return nil, "", err
 	}
-	actor := u.Actor()
-	actor.SessionID = sess.ID
-	err := s.audit(tx, actor, actor.AccountID, "session", "signed_in", []string{lrn("session", sess.ID)},
-		map[string]any{"email": u.Email, "source_ip": sess.SourceIP})
-	return sess, token, err
+	return sess, token, nil
 }
 
 // SessionByToken returns the session a browser's token stands for, with

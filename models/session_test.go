@@ -224,3 +224,60 @@ func TestChangePassword(t *testing.T) {
 		t.Fatal("the session that changed the password was ended")
 	}
 }
+
+// A password reset link, once used, signs its user in as a sign-in does:
+// every earlier session ends, the new token works, and the log holds
+// user/updated and session/signed_in with the address. The link works
+// once.
+func TestPasswordResetLinkStartsASession(t *testing.T) {
+	ctx := context.Background()
+	store := modelstest.Open(t)
+	owner, _ := modelstest.Owner(t, store, "ada@example.com")
+	_, before := signIn(t, store, "ada@example.com")
+	link := modelstest.Must[string](t)(store.StartPasswordReset(ctx, models.OperatorActor, "ada@example.com"))
+	in := models.PasswordResetInput{Token: link, Password: "a new password", PasswordConfirm: "a new password", SourceIP: "192.0.2.9"}
+	sess, token, err := store.CompletePasswordReset(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.SessionByToken(ctx, before); !errors.Is(err, models.ErrNoSession) {
+		t.Fatalf("session from before the reset: %v", err)
+	}
+	if got, u, err := store.SessionByToken(ctx, token); err != nil || got.ID != sess.ID || u.ID != owner.ID {
+		t.Fatalf("new session %+v of %+v: %v", got, u, err)
+	}
+	// One transaction writes both, maybe within one tick of the clock.
+	events := map[string]models.AuditEvent{}
+	for _, ev := range modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, owner.Actor(), 2)) {
+		events[ev.ResourceName+"/"+ev.Action] = ev
+	}
+	signedIn, ok := events["session/signed_in"]
+	if _, updated := events["user/updated"]; !ok || !updated ||
+		signedIn.ResourceLRNs[0] != "lrn:cloud:session:"+sess.ID || signedIn.AdditionalDetails.Map()["source_ip"] != "192.0.2.9" {
+		t.Fatalf("events %+v", events)
+	}
+	if _, _, err := store.CompletePasswordReset(ctx, in); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("second use of the link: %v", err)
+	}
+}
+
+// Starting a session drops the user's expired ones, so abandoned sessions
+// do not pile up; live ones stay.
+func TestSignInDropsExpiredSessions(t *testing.T) {
+	ctx := context.Background()
+	clock := modelstest.NewClock()
+	store := modelstest.Open(t, models.WithClock(clock.Now))
+	owner, _ := modelstest.Owner(t, store, "ada@example.com")
+	signIn(t, store, "ada@example.com")
+	signIn(t, store, "ada@example.com")
+	clock.Advance(24*time.Hour + time.Second)
+	_, live := signIn(t, store, "ada@example.com")
+	signIn(t, store, "ada@example.com")
+	var n int64
+	if err := store.DB().Model(&models.Session{}).Where("user_id = ?", owner.ID).Count(&n).Error; err != nil || n != 2 {
+		t.Fatalf("%d sessions (%v), want the 2 live ones", n, err)
+	}
+	if _, _, err := store.SessionByToken(ctx, live); err != nil {
+		t.Fatalf("live session: %v", err)
+	}
+}

@@ -123,25 +123,15 @@ func (s *Store) CompleteSetup(ctx context.Context, in SetupInput) (*Session, str
 	if err != nil {
 		return nil, "", err
 	}
-	var sess *Session
-	var token string
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	return s.startSession(ctx, in.SourceIP, func(tx *gorm.DB) (*User, error) {
 		// Deleting the row consumes every link.
 		res := tx.Where(setupTokenMatches, setupTokenSetting, setupTokenPattern(in.Token)).Delete(&Setting{})
 		if res.Error != nil {
-			return res.Error
+			return nil, res.Error
 		}
 		if res.RowsAffected != 1 {
-			return errSetupInvalid
+			return nil, errSetupInvalid
 		}
-		if err := s.insertUser(tx, Actor{UserID: u.ID, Email: u.Email, Role: u.Role}, u); err != nil {
-			return err
-		}
-		sess, token, err = s.startSession(tx, u, in.SourceIP)
-		return err
+		return u, s.insertUser(tx, Actor{UserID: u.ID, Email: u.Email, Role: u.Role}, u)
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	return sess, token, nil
 }

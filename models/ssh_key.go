@@ -122,29 +122,20 @@ func generateKeyPair() (public, private string, err error) {
 // CodeInvalidParameters naming "name" (the reference has no duplicate code
 // here). Records ssh_key/created.
 func (s *Store) CreateSSHKey(ctx context.Context, actor Actor, in CreateSSHKeyInput) (*SSHKey, string, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, "", err
-	}
-	if err := in.Validate(); err != nil {
-		return nil, "", err
-	}
 	var private string
-	k := &SSHKey{ID: NewID(), AccountID: accountID, Name: in.Name, CreatedAt: s.Now()}
-	if in.PublicKey != nil {
-		k.PublicKey = *in.PublicKey
-	} else if k.PublicKey, private, err = generateKeyPair(); err != nil {
-		return nil, "", err
-	}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Create(k).Error; err != nil {
-			if errors.Is(err, gorm.ErrDuplicatedKey) {
-				return InvalidField("name", fmt.Sprintf("an SSH key named %q already exists in this account", in.Name))
+	k, err := createInAccount(ctx, s, actor, in.Validate, func(accountID, id string) (*SSHKey, accountCreate, error) {
+		k := &SSHKey{ID: id, AccountID: accountID, Name: in.Name, CreatedAt: s.Now()}
+		if in.PublicKey != nil {
+			k.PublicKey = *in.PublicKey
+		} else {
+			var err error
+			if k.PublicKey, private, err = generateKeyPair(); err != nil {
+				return nil, accountCreate{}, err
 			}
-			return err
 		}
-		return s.audit(tx, actor, accountID, "ssh_key", "created", []string{lrn("ssh_key", k.ID)},
-			map[string]any{"name": k.Name, "generated": private != ""})
+		return k, accountCreate{resource: "ssh_key",
+			duplicate: InvalidField("name", fmt.Sprintf("an SSH key named %q already exists in this account", in.Name)),
+			details:   map[string]any{"name": k.Name, "generated": private != ""}}, nil
 	})
 	if err != nil {
 		return nil, "", err

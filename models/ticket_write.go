@@ -107,35 +107,26 @@ func optional(p *string) *string {
 // endpoint) and one audit event. An instance_id must name an instance of
 // the account.
 func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketInput) (*Ticket, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, err
-	}
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
-	now := s.Now()
-	t := &Ticket{ID: NewID(), AccountID: accountID, CreatedByUserID: actor.UserID,
-		Subject: in.Subject, Description: in.Description, RequestType: in.Type, Severity: in.Severity,
-		Status: TicketNew, InstanceIP: in.IP, InstanceID: in.InstanceID, ClusterID: in.ClusterID,
-		Source: ticketSource(actor), CreatedAt: now, UpdatedAt: now}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		if in.InstanceID != nil {
-			if err := instanceExists(tx, accountID, *in.InstanceID); err != nil {
-				return err
-			}
-		}
-		if err := tx.Create(t).Error; err != nil {
-			return err
-		}
-		if err := s.addComment(tx, actor, t, 0, in.Description); err != nil {
-			return err
-		}
-		if err := s.enqueueTicketEvent(tx, EventTicketCreated, t); err != nil {
-			return err
-		}
-		return s.audit(tx, actor, accountID, "ticket", "created", []string{lrn("ticket", t.ID)},
-			map[string]any{"subject": t.Subject, "type": t.RequestType, "severity": t.Severity})
+	t, err := createInAccount(ctx, s, actor, in.Validate, func(accountID, id string) (*Ticket, accountCreate, error) {
+		now := s.Now()
+		t := &Ticket{ID: id, AccountID: accountID, CreatedByUserID: actor.UserID,
+			Subject: in.Subject, Description: in.Description, RequestType: in.Type, Severity: in.Severity,
+			Status: TicketNew, InstanceIP: in.IP, InstanceID: in.InstanceID, ClusterID: in.ClusterID,
+			Source: ticketSource(actor), CreatedAt: now, UpdatedAt: now}
+		return t, accountCreate{resource: "ticket",
+			check: func(tx *gorm.DB, _ *Account) error {
+				if in.InstanceID == nil {
+					return nil
+				}
+				return instanceExists(tx, accountID, *in.InstanceID)
+			},
+			then: func(tx *gorm.DB) error {
+				if err := s.addComment(tx, actor, t, 0, in.Description); err != nil {
+					return err
+				}
+				return s.enqueueTicketEvent(tx, EventTicketCreated, t)
+			},
+			details: map[string]any{"subject": t.Subject, "type": t.RequestType, "severity": t.Severity}}, nil
 	})
 	if err != nil {
 		return nil, err
