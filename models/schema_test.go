@@ -144,15 +144,7 @@ func diffSchemas(t *testing.T, wantName string, want []string, gotName string, g
 }
 
 // openRaw opens a database without migrating it.
-func openRaw(t *testing.T, dsn string) *database.DB {
-	t.Helper()
-	db, err := database.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
+var openRaw = modelstest.OpenDatabase
 
 // fixtureFacts are what fixturegen printed when it filled a fixture:
 // owner_email, account_id, api_key, filesystem_id, ruleset_id,

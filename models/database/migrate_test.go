@@ -41,7 +41,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	const clients = 8
 	dbs := make([]*database.DB, clients)
 	for i := range dbs {
-		dbs[i] = openRaw(t, dsn)
+		dbs[i] = modelstest.OpenDatabase(t, dsn)
 	}
 	errs := make([]error, clients)
 	var start, done sync.WaitGroup
@@ -92,7 +92,7 @@ func assertCurrent(t *testing.T, db *database.DB) {
 // A database a newer release migrated is refused, and left alone.
 func TestMigrateRefusesNewerDatabase(t *testing.T) {
 	ctx := context.Background()
-	db := openRaw(t, modelstest.EmptyDSN(t))
+	db := modelstest.OpenDatabase(t, modelstest.EmptyDSN(t))
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -134,15 +134,4 @@ func BenchmarkNewTestDatabase(b *testing.B) {
 			}
 		})
 	}
-}
-
-// openRaw opens a database without migrating it.
-func openRaw(t *testing.T, dsn string) *database.DB {
-	t.Helper()
-	db, err := database.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
 }

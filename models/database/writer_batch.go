@@ -68,7 +68,7 @@ func (p *writePanic) Error() string {
 
 func (p *writePanic) Unwrap() error { err, _ := p.value.(error); return err }
 
-// errWriterClosed answers the changes still queued when the store closes.
+// errWriterClosed answers the changes still queued when the database closes.
 var errWriterClosed = fmt.Errorf("sqlite writer closed: %w", sql.ErrConnDone)
 
 // run queues fn and waits for its answer: nil once the transaction that

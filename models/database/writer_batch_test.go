@@ -59,11 +59,7 @@ func openDB(tb testing.TB) *database.DB {
 
 func openDBAt(tb testing.TB, dsn string) *database.DB {
 	tb.Helper()
-	db, err := database.Open(context.Background(), dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
+	db := modelstest.OpenDatabase(tb, dsn)
 	if err := db.Migrate(context.Background()); err != nil {
 		tb.Fatal(err)
 	}

@@ -106,6 +106,18 @@ func OpenAt(tb testing.TB, dsn string, opts ...models.Option) *models.Store {
 	return store
 }
 
+// OpenDatabase opens the database at dsn without migrating it, for tests
+// of the engine and of migrations; it is closed when the test ends.
+func OpenDatabase(tb testing.TB, dsn string) *database.DB {
+	tb.Helper()
+	db, err := database.Open(context.Background(), dsn)
+	if err != nil {
+		tb.Fatalf("open database: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 // Config is the configuration Open gives a store: the defaults with a
 // low bcrypt cost, since tests hash many passwords.
 func Config() models.Config {
