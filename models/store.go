@@ -190,8 +190,8 @@ func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	err := s.db.Write(ctx, fn)
 	if _, domain := AsError(err); err != nil && !domain && !s.db.IsSQLite() && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-		// pgx may close the connection when the context ends mid-COMMIT
-		// and report only "conn closed"; the caller's context is the cause.
+		// A statement of fn failed as the context ended (pgx reports only
+		// "conn closed"); the caller's context is the cause.
 		err = fmt.Errorf("%w: %w", ctx.Err(), err)
 	}
 	return translate(err)

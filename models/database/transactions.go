@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"strings"
 
 	"gorm.io/gorm"
@@ -12,8 +13,8 @@ import (
 
 // Write runs fn in one transaction. On SQLite it waits its turn for the
 // one write connection (sqliteWriter) and returns ctx's error if ctx ends
-// first. Errors come back as the driver gave them: translating them is
-// the caller's.
+// first, or while fn runs. Other errors come back as the driver gave
+// them: translating them is the caller's.
 //
 // fn must use only tx: a read through Read inside it would hold one
 // connection while waiting for another, and a nested write would wait for
@@ -24,13 +25,22 @@ func (db *DB) Write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	if db.writer != nil {
 		return db.writer.run(ctx, fn)
 	}
-	err := db.gorm.WithContext(ctx).Transaction(fn)
+	var fnErr error
+	run := func(tx *gorm.DB) error { fnErr = fn(tx); return fnErr }
+	err := db.gorm.WithContext(ctx).Transaction(run)
 	// A pooled connection that turns out dead (pgx closes one whose
 	// context ended mid-query; database/sql may hand it out once more)
 	// is not the caller's failure. ErrBadConn promises nothing was sent,
 	// so the transaction runs again on another connection.
 	for retry := 0; retry < 2 && errors.Is(err, driver.ErrBadConn) && ctx.Err() == nil; retry++ {
-		err = db.gorm.WithContext(ctx).Transaction(fn)
+		err = db.gorm.WithContext(ctx).Transaction(run)
+	}
+	if err != nil && fnErr == nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// fn succeeded, but the context ended its transaction: database/sql
+		// rolled it back ("transaction has already been committed or
+		// rolled back") or pgx closed the connection mid-COMMIT ("conn
+		// closed"). The caller's context is the cause.
+		err = fmt.Errorf("%w: %w", ctx.Err(), err)
 	}
 	return err
 }
