@@ -43,7 +43,7 @@ const accountVersionSQL = "SELECT version FROM account_versions WHERE account_id
 // accountVersion reads the account's current version, 0 for an account
 // never changed. It is on every cached read's path, so it skips GORM.
 func (s *Store) accountVersion(ctx context.Context, accountID string) (int64, error) {
-	stmt, err := s.stmts.prepare(ctx, accountVersionSQL)
+	stmt, err := s.db.Prepare(ctx, accountVersionSQL)
 	if err != nil {
 		return 0, err
 	}

@@ -195,8 +195,8 @@ func (s *Store) storeChunk(ctx context.Context, id, upload string, seq int64, da
 		}
 		return tx.Create(&TicketAttachmentChunk{AttachmentID: id, UploadID: upload, Seq: seq, Data: data}).Error
 	})
-	if err == nil && s.writer != nil {
-		s.writer.wroteLarge(len(data))
+	if err == nil {
+		s.db.WroteLarge(len(data))
 	}
 	return err
 }
@@ -268,10 +268,15 @@ func (b *AttachmentBody) Read(p []byte) (int, error) {
 func (b *AttachmentBody) nextChunk() ([]byte, error) {
 	ctx, cancel := context.WithTimeout(b.ctx, attachmentChunkReadTimeout)
 	defer cancel()
-	if err := b.store.chunkReads.Acquire(ctx, 1); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	defer b.store.chunkReads.Release(1)
+	select {
+	case b.store.chunkReads <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-b.store.chunkReads }()
 	if b.content.UploadID == "" { // stored whole, before chunks existed
 		var c TicketAttachmentContent
 		err := b.store.read(ctx).Select("data").Where("attachment_id = ?", b.content.AttachmentID).Take(&c).Error

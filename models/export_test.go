@@ -21,9 +21,6 @@ func AuditPageStatement(db *gorm.DB, accountID string, in AuditEventsInput, at t
 	return stmt.SQL.String(), stmt.Vars, nil
 }
 
-// MigrateTo is Migrate stopping after the step named last.
-var MigrateTo = migrateTo
-
 // RunInPasswordSlot runs fn in one of the store's password slots, as
 // every bcrypt hash and comparison does.
 func (s *Store) RunInPasswordSlot(ctx context.Context, fn func()) error {
@@ -45,22 +42,6 @@ func (s *Store) LockAccountAndWait(ctx context.Context, accountID string, held c
 
 // Write is the store's write, for tests of its plumbing.
 func (s *Store) Write(ctx context.Context, fn func(tx *gorm.DB) error) error { return s.write(ctx, fn) }
-
-// SetWriteBatchWork sets how long one SQLite batch may run changes, so
-// that a test can have every queued change committed in one batch.
-func (s *Store) SetWriteBatchWork(d time.Duration) {
-	if s.writer != nil {
-		s.writer.budget.Store(int64(d))
-	}
-}
-
-// SetWALRestartFrames sets how long the SQLite WAL may grow before the
-// writer starts it over, so that a test sees it start over soon.
-func (s *Store) SetWALRestartFrames(n int64) {
-	if s.writer != nil {
-		s.writer.restartAt.Store(n)
-	}
-}
 
 // MaxSetupLinks is how many of the newest setup links work at once.
 const MaxSetupLinks = maxSetupLinks

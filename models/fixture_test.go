@@ -117,6 +117,8 @@ func (f *fixture) events(t *testing.T, owner models.Actor, resource string) []mo
 	return evs
 }
 
+func isSQLite() bool { return modelstest.Backend() == "sqlite" }
+
 // wantCode fails unless err carries code.
 func wantCode(t *testing.T, err error, code models.Code) {
 	t.Helper()

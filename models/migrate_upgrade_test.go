@@ -17,8 +17,8 @@ func TestUpgradeFromRelease0001(t *testing.T) {
 	ctx := context.Background()
 	dsn, facts := loadFixture(t, "at0001")
 	store := modelstest.OpenAt(t, dsn) // migrates
-	assertCurrent(t, store.DB())
-	status, err := models.MigrationStatus(ctx, store.DB())
+	assertCurrent(t, store)
+	status, err := store.Database().MigrationStatus(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,22 +114,22 @@ func TestUpgradeRefusesBrokenRows(t *testing.T) {
 			ctx := context.Background()
 			dsn, _ := loadFixture(t, "at0001")
 			db := openRaw(t, dsn)
-			if err := db.Exec(tc.breakSQL).Error; err != nil {
+			if err := db.Gorm().Exec(tc.breakSQL).Error; err != nil {
 				t.Fatal(err)
 			}
-			err := models.Migrate(ctx, db)
+			err := db.Migrate(ctx)
 			if err == nil || !strings.Contains(err.Error(), "0002_constraints") || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Migrate = %v, want 0002 refused naming %q", err, tc.want)
 			}
 			t.Log(err)
-			status, err := models.MigrationStatus(ctx, db)
+			status, err := db.MigrationStatus(ctx)
 			if err != nil || !status[0].Applied || status[1].Applied {
 				t.Fatalf("after the refusal: %+v, %v; want 0001 applied and 0002 pending", status, err)
 			}
-			if err := db.Exec(tc.fixSQL).Error; err != nil {
+			if err := db.Gorm().Exec(tc.fixSQL).Error; err != nil {
 				t.Fatal(err)
 			}
-			if err := models.Migrate(ctx, db); err != nil {
+			if err := db.Migrate(ctx); err != nil {
 				t.Fatalf("after fixing the rows: %v", err)
 			}
 		})
@@ -151,6 +151,21 @@ func TestConstraintsAreEnforced(t *testing.T) {
 	} {
 		if err := db.Exec(stmt).Error; err == nil {
 			t.Errorf("%s: accepted", stmt)
+		}
+	}
+}
+
+// assertCurrent checks that the store's database has run every step this
+// binary knows and no other.
+func assertCurrent(t *testing.T, store *models.Store) {
+	t.Helper()
+	status, err := store.Database().MigrationStatus(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range status {
+		if !st.Applied || st.Unknown {
+			t.Errorf("step %+v: want every known step applied, none unknown", st)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
 
@@ -80,6 +81,53 @@ func describeSchema(t *testing.T, db *gorm.DB, full bool, skip ...string) []stri
 	return out
 }
 
+// The first step is the schema the last AutoMigrate release created,
+// written down: a database that release made (the fixture's dump) and one
+// this binary takes to 0001 must be alike, down to index names.
+func TestInitialStepIsReleasedSchema(t *testing.T) {
+	ctx := context.Background()
+	released, _ := loadFixture(t, "at0001")
+	fresh := openRaw(t, modelstest.EmptyDSN(t))
+	if err := fresh.MigrateTo(ctx, "0001_initial"); err != nil {
+		t.Fatal(err)
+	}
+	// schema_migrations gained applied_at; the upgrade test covers it.
+	diffSchemas(t, "released", describeSchema(t, openRaw(t, released).Gorm(), true, "schema_migrations"),
+		"0001_initial", describeSchema(t, fresh.Gorm(), true, "schema_migrations"))
+}
+
+// gormModels are the structs GORM reads and writes, one per table.
+var gormModels = []any{
+	&models.Setting{}, &models.Account{}, &models.User{}, &models.APIKey{}, &models.AuditEvent{},
+	&models.Filesystem{}, &models.FirewallRuleset{}, &models.FabricPartition{},
+	&models.Instance{}, &models.InstanceFilesystem{}, &models.InstanceRuleset{},
+	&models.SSHKey{}, &models.CapacityLock{}, &models.AccountVersion{},
+	&models.Session{},
+	&models.Ticket{}, &models.TicketComment{}, &models.TicketActivity{}, &models.TicketAttachment{}, &models.TicketAttachmentContent{},
+	&models.TicketAttachmentChunk{},
+	&models.WebhookEndpoint{}, &models.WebhookEvent{}, &models.WebhookDelivery{}, &models.WebhookAttempt{},
+	&models.IdempotencyKey{}, &models.AccountUsage{},
+}
+
+// The GORM structs describe the schema the migrations build: the tables,
+// columns, types, keys and indexes AutoMigrate would create from them are
+// the migrated ones (constraints aside, which GORM's tags do not carry
+// here). A struct changed without a migration step, or a step without its
+// struct change, fails here.
+func TestStructsMatchSchema(t *testing.T) {
+	ctx := context.Background()
+	migrated := openRaw(t, modelstest.EmptyDSN(t))
+	if err := migrated.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fromStructs := openRaw(t, modelstest.EmptyDSN(t)).Gorm()
+	if err := fromStructs.AutoMigrate(gormModels...); err != nil {
+		t.Fatal(err)
+	}
+	diffSchemas(t, "structs", describeSchema(t, fromStructs, false),
+		"migrations", describeSchema(t, migrated.Gorm(), false, "schema_migrations"))
+}
+
 // diffSchemas fails the test with the lines only one side has.
 func diffSchemas(t *testing.T, wantName string, want []string, gotName string, got []string) {
 	t.Helper()
@@ -96,21 +144,7 @@ func diffSchemas(t *testing.T, wantName string, want []string, gotName string, g
 }
 
 // openRaw opens a database without migrating it.
-func openRaw(t *testing.T, dsn string) *gorm.DB {
-	t.Helper()
-	db, err := models.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeDB(db) })
-	return db
-}
-
-func closeDB(db *gorm.DB) {
-	if sqlDB, err := db.DB(); err == nil {
-		_ = sqlDB.Close()
-	}
-}
+var openRaw = modelstest.OpenDatabase
 
 // fixtureFacts are what fixturegen printed when it filled a fixture:
 // owner_email, account_id, api_key, filesystem_id, ruleset_id,
@@ -137,12 +171,12 @@ func loadFixture(t *testing.T, at string) (string, fixtureFacts) {
 	dsn := modelstest.EmptyDSN(t)
 	// A pool of its own: the dump changes session settings (search_path,
 	// foreign_keys) that must not leak into the test's connections.
-	db, err := models.Open(context.Background(), dsn)
+	db, err := database.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeDB(db)
-	sqlDB, _ := db.DB()
+	defer db.Close()
+	sqlDB, _ := db.Gorm().DB()
 	if _, err := sqlDB.Exec(sqlScript(string(dump))); err != nil {
 		t.Fatalf("load %s/%s.sql: %v", at, backend, err)
 	}

@@ -2,15 +2,14 @@ package models
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sync/semaphore"
 	"gorm.io/gorm"
+
+	"cloudplane/models/database"
 )
 
 // Config holds the operator's knobs that change domain behaviour.
@@ -59,9 +58,6 @@ type Config struct {
 	// WebhookSecretGrace is how long a rotated-away signing secret keeps
 	// signing beside the new one; 0 means DefaultWebhookSecretGrace.
 	WebhookSecretGrace time.Duration
-	// WebhookResolver looks up a webhook's host when its URL is saved;
-	// nil means the system's.
-	WebhookResolver Resolver
 }
 
 // DefaultConfig is what `cloudplane serve` uses without flags.
@@ -84,14 +80,12 @@ func DefaultConfig() Config {
 // Store owns the database and every domain operation. Both front doors
 // (handlers/api and handlers/web) call its methods; nothing else writes.
 type Store struct {
-	db *gorm.DB
-	// writer, on SQLite, is the one connection writes go through, in turn.
-	// PostgreSQL has none: its writers run side by side, kept apart by row
-	// locks and constraints, which also hold between replicas.
-	writer *sqliteWriter
-	now    Clock
-	cfg    Config
-	keys   *keyCache
+	// db is the storage engine's handle: writes go through db.Write (on
+	// SQLite, in turn on its one write connection), reads through db.Read.
+	db   *database.DB
+	now  Clock
+	cfg  Config
+	keys *keyCache
 	// secrets caches server-wide secrets by name (cachedSecret).
 	secrets sync.Map
 	// passwords bounds the bcrypt work running at once (password.go).
@@ -99,15 +93,17 @@ type Store struct {
 	// dummyHash is checked against when a sign-in names no user, so that
 	// an unknown email costs as much time as a wrong password.
 	dummyHash func() []byte
-	// stmts holds the prepared statements of the hottest reads.
-	stmts *statements
 	// filesystems caches each account's filesystem list (accountCache).
 	filesystems *accountCache[FilesystemView]
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
-	// chunkReads bounds the attachment chunks read at once (AttachmentBody).
-	chunkReads *semaphore.Weighted
+	// webhookGuard judges webhook destinations when a URL is saved
+	// (WithWebhookGuard).
+	webhookGuard WebhookGuard
+	// chunkReads bounds the attachment chunks read at once
+	// (AttachmentBody): a slot is a value sent, given back by receiving.
+	chunkReads chan struct{}
 }
 
 // Option changes a Store at construction.
@@ -119,10 +115,15 @@ func WithClock(c Clock) Option { return func(s *Store) { s.now = c } }
 // WithConfig sets the operator configuration.
 func WithConfig(c Config) Option { return func(s *Store) { s.cfg = c } }
 
-// NewStore wraps an open, migrated database.
-func NewStore(db *gorm.DB, opts ...Option) *Store {
-	s := &Store{db: db, writer: writerOf(db), now: SystemClock, cfg: DefaultConfig(), wake: func() {},
-		chunkReads: semaphore.NewWeighted(chunkReadsAtOnce)}
+// WithWebhookGuard sets the check of webhook destinations made when a URL
+// is saved. Without one, the store refuses every webhook URL.
+func WithWebhookGuard(g WebhookGuard) Option { return func(s *Store) { s.webhookGuard = g } }
+
+// NewStore wraps an open, migrated database. The store owns it from then
+// on: Close closes it.
+func NewStore(db *database.DB, opts ...Option) *Store {
+	s := &Store{db: db, now: SystemClock, cfg: DefaultConfig(), wake: func() {}, webhookGuard: noWebhookGuard{},
+		chunkReads: make(chan struct{}, chunkReadsAtOnce)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -145,8 +146,6 @@ func NewStore(db *gorm.DB, opts ...Option) *Store {
 	s.keys = newKeyCache(s.now)
 	s.dummyHash = dummyHashOnce(s.cfg.PasswordCost)
 	s.passwords = newPasswordSlots(s.cfg)
-	sqlDB, _ := db.DB() // fails only for a pool that is no *sql.DB, which Open never makes
-	s.stmts = newStatements(sqlDB)
 	s.filesystems = newAccountCache[FilesystemView]()
 	return s
 }
@@ -154,60 +153,45 @@ func NewStore(db *gorm.DB, opts ...Option) *Store {
 // OnOutbox registers the function called after outbox rows commit.
 func (s *Store) OnOutbox(wake func()) { s.wake = wake }
 
-// DB exposes the handle for wiring (migrations, webhooks, health checks).
-// Handlers must not use it.
-func (s *Store) DB() *gorm.DB { return s.db }
+// DB exposes the read pool's handle for wiring (webhooks, health checks)
+// and tests. Handlers must not use it.
+func (s *Store) DB() *gorm.DB { return s.db.Gorm() }
+
+// Database is the storage engine's handle (writer statistics, migration
+// status).
+func (s *Store) Database() *database.DB { return s.db }
 
 // Now is the store's clock, normalised for storage.
 func (s *Store) Now() time.Time { return dbTime(s.now()) }
 
 // Ping reports whether the database answers.
-func (s *Store) Ping(ctx context.Context) error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	return sqlDB.PingContext(ctx)
-}
+func (s *Store) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
 
 // Close closes the database.
-func (s *Store) Close() error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	s.stmts.close()
-	if s.writer != nil {
-		_ = s.writer.close()
-	}
-	return sqlDB.Close()
+func (s *Store) Close() error { return s.db.Close() }
+
+// PendingMigrations lists the migrations this binary knows that the
+// database has not applied yet, in order: a replica started before
+// `cloudplane migrate` ran is not ready to serve.
+func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
+	return s.db.PendingMigrations(ctx)
 }
 
 // write runs fn in one transaction and translates storage errors into
 // coded ones, so that no handler ever sees a driver error. Every write goes
-// through it, so that SQLite's writes wait their turn (sqliteWriter); a
-// write whose context ends while it waits returns the context's error.
+// through it, so that SQLite's writes wait their turn; a write whose
+// context ends while it waits returns the context's error.
 //
 // fn must use only tx: a read through s.read inside it would hold one
 // connection while waiting for another, and a nested write would wait for
 // itself. TestManyClientsOnASmallPoolAllFinish catches both. fn may run
-// more than once (on PostgreSQL, again on a fresh connection when the
-// pooled one was dead), so it only assigns what it leaves outside tx.
+// more than once (database.DB.Write), so it only assigns what it leaves
+// outside tx.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	if s.writer != nil {
-		return translate(s.writer.run(ctx, fn))
-	}
-	err := s.db.WithContext(ctx).Transaction(fn)
-	// A pooled connection that turns out dead (pgx closes one whose
-	// context ended mid-query; database/sql may hand it out once more)
-	// is not the caller's failure. ErrBadConn promises nothing was sent,
-	// so the transaction runs again on another connection.
-	for retry := 0; retry < 2 && errors.Is(err, driver.ErrBadConn) && ctx.Err() == nil; retry++ {
-		err = s.db.WithContext(ctx).Transaction(fn)
-	}
-	if _, domain := AsError(err); err != nil && !domain && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-		// pgx may close the connection when the context ends mid-COMMIT
-		// and report only "conn closed"; the caller's context is the cause.
+	err := s.db.Write(ctx, fn)
+	if _, domain := AsError(err); err != nil && !domain && !s.db.IsSQLite() && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// A statement of fn failed as the context ended (pgx reports only
+		// "conn closed"); the caller's context is the cause.
 		err = fmt.Errorf("%w: %w", ctx.Err(), err)
 	}
 	return translate(err)
@@ -215,31 +199,12 @@ func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 
 // read returns a session for queries outside a transaction. Nothing
 // writes through it. Inside readTogether it is the connection held.
-func (s *Store) read(ctx context.Context) *gorm.DB {
-	if conn, ok := ctx.Value(heldReadsKey{}).(*gorm.DB); ok {
-		return conn.WithContext(ctx)
-	}
-	return s.db.WithContext(ctx)
-}
+func (s *Store) read(ctx context.Context) *gorm.DB { return s.db.Read(ctx) }
 
-type heldReadsKey struct{}
-
-// readTogether runs fn's reads on one connection of the pool. On SQLite a
-// connection keeps its page cache from one statement to the next unless a
-// write commits in between, while a statement on another connection of
-// the pool starts cold: reads that pass over the same rows (the ticket
-// list counts comments, then reads them) find them cached. PostgreSQL
-// caches for every connection, so there fn runs as it is: holding a
-// connection while a write inside fn waits for another (a secret made on
-// first use) is how pools deadlock. SQLite's writes never take one from
-// the readers' pool.
+// readTogether runs fn's reads on one connection of the pool, where that
+// finds pages cached (database.DB.ReadTogether).
 func (s *Store) readTogether(ctx context.Context, fn func(ctx context.Context) error) error {
-	if s.writer == nil {
-		return fn(ctx)
-	}
-	return s.db.WithContext(ctx).Connection(func(conn *gorm.DB) error {
-		return fn(context.WithValue(ctx, heldReadsKey{}, conn))
-	})
+	return s.db.ReadTogether(ctx, fn)
 }
 
 // translate maps storage failures to coded errors. Domain errors pass
@@ -247,6 +212,12 @@ func (s *Store) readTogether(ctx context.Context, fn func(ctx context.Context) e
 func translate(err error) error {
 	if err == nil {
 		return nil
+	}
+	var lost *database.BatchLostError
+	if errors.As(err, &lost) {
+		return &Error{Code: CodeInternal, Retryable: true, cause: lost.Cause,
+			Message:    "A change committed together with this one failed the transaction",
+			Suggestion: "Retry the request"}
 	}
 	if _, ok := AsError(err); ok {
 		return err
@@ -256,21 +227,12 @@ func translate(err error) error {
 		return &Error{Code: CodeDuplicate, Message: "An object with that name already exists"}
 	case isUnavailable(err):
 		return Unavailable(err)
-	case isConflict(err):
+	case database.IsConflict(err):
 		return &Error{Code: CodeInternal, Retryable: true,
 			Message:    "A concurrent request changed the same objects",
 			Suggestion: "Retry the request"}
 	}
 	return fmt.Errorf("storage: %w", err)
-}
-
-// isConflict recognises lost races that a retry can win: SQLite's busy
-// timeout running out, PostgreSQL serialization failures and deadlocks.
-func isConflict(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "database is locked") ||
-		strings.Contains(msg, "SQLSTATE 40001") ||
-		strings.Contains(msg, "SQLSTATE 40P01")
 }
 
 // lockAccount serialises writes within one account for the rest of the

@@ -30,7 +30,7 @@ func BenchmarkCreateFilesystemsParallel(b *testing.B) {
 			}
 		}
 	})
-	if w, ok := models.WriterStats(store.DB()); ok && w.Commits > 0 {
+	if w, ok := store.Database().WriterStats(); ok && w.Commits > 0 {
 		b.ReportMetric(float64(w.Changes)/float64(w.Commits), "changes/commit")
 	}
 }

@@ -103,13 +103,13 @@ type SetWebhookInput struct {
 	RotateToken bool   `json:"rotate_token"`
 }
 
-// Validate checks the URL (https, no credentials, no internal address in
-// any spelling, unless allowPrivate), the event types and a given token.
-// It normalises the URL; a host written as a number is stored as the
-// address it stands for.
-func (in *SetWebhookInput) Validate(allowPrivate bool) error {
+// Validate checks the URL with guard (https, no credentials, no internal
+// address in any spelling, unless allowPrivate), the event types and a
+// given token. It normalises the URL; a host written as a number is stored
+// as the address it stands for.
+func (in *SetWebhookInput) Validate(guard WebhookGuard, allowPrivate bool) error {
 	var f FieldErrors
-	normalized, problem := checkWebhookURL(in.URL, allowPrivate)
+	normalized, problem := guard.CheckURL(in.URL, allowPrivate)
 	if msg := textProblem(in.URL, false); msg != "" {
 		problem = msg
 	}
@@ -221,11 +221,13 @@ func (s *Store) SetWebhook(ctx context.Context, actor Actor, in SetWebhookInput)
 }
 
 func (s *Store) setWebhook(ctx context.Context, actor Actor, in SetWebhookInput, always bool) (*WebhookEndpoint, string, error) {
-	if err := in.Validate(s.cfg.WebhookAllowPrivate); err != nil {
+	if err := in.Validate(s.webhookGuard, s.cfg.WebhookAllowPrivate); err != nil {
 		return nil, "", err
 	}
-	if err := s.checkWebhookHost(ctx, in.URL); err != nil {
-		return nil, "", err
+	if !s.cfg.WebhookAllowPrivate {
+		if problem := s.webhookGuard.CheckHost(ctx, in.URL); problem != "" {
+			return nil, "", InvalidField("url", problem)
+		}
 	}
 	var token string
 	target := endpointTarget{id: in.EndpointID, create: always, orCreate: in.EndpointID == ""}

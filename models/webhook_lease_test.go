@@ -14,7 +14,7 @@ import (
 // is still being recorded, and another dispatcher sends it again.
 func TestClaimLeaseRunsFromItsTransaction(t *testing.T) {
 	f := newTicketFixture(t)
-	if _, ok := models.WriterStats(f.store.DB()); !ok {
+	if _, ok := f.store.Database().WriterStats(); !ok {
 		t.Skip("PostgreSQL has no write queue: a claim's transaction starts when it asks")
 	}
 	e := f.webhook(f.owner, "https://a.example.com/")
@@ -36,7 +36,7 @@ func TestClaimLeaseRunsFromItsTransaction(t *testing.T) {
 		claimed <- err
 	}()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if w, _ := models.WriterStats(f.store.DB()); w.Queued > 0 {
+		if w, _ := f.store.Database().WriterStats(); w.Queued > 0 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
+	"cloudplane/webhooks/netguard"
 )
 
 // fakeResolver answers from a table; "slow.example.com" answers only when
@@ -56,8 +58,7 @@ func TestWebhookURLsAreCheckedWhenSaved(t *testing.T) {
 		cfg := models.DefaultConfig()
 		cfg.PasswordCost = 4
 		cfg.WebhookAllowPrivate = allowPrivate
-		cfg.WebhookResolver = resolver
-		store := modelstest.Open(t, models.WithConfig(cfg))
+		store := modelstest.Open(t, models.WithConfig(cfg), models.WithWebhookGuard(netguard.Guard{Resolver: resolver}))
 		owner, _ := modelstest.Owner(t, store, "owner@example.com")
 		return store, owner.Actor()
 	}
@@ -163,5 +164,26 @@ func TestWebhookURLsAreCheckedWhenSaved(t *testing.T) {
 	}
 	if wait := time.Duration(resolver.slowWaitMax.Load()); wait <= 0 || wait > 5*time.Second {
 		t.Fatalf("a slow lookup was given %v", wait)
+	}
+}
+
+// A store given no webhook guard judges no destination, so it accepts
+// none: not an internal one, not a public one, even with private
+// destinations allowed.
+func TestStoreWithoutWebhookGuardRefusesEveryURL(t *testing.T) {
+	ctx := t.Context()
+	db := openRaw(t, modelstest.DSN(t))
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfg := modelstest.Config()
+	cfg.WebhookAllowPrivate = true
+	store := models.NewStore(db, models.WithConfig(cfg))
+	owner, _ := modelstest.Owner(t, store, "owner@example.com")
+	for _, url := range []string{"https://hooks.example.com/", "http://127.0.0.1:8080/"} {
+		_, _, err := store.SetWebhook(ctx, owner.Actor(), models.SetWebhookInput{URL: url})
+		if e, _ := models.AsError(err); e == nil || e.Code != models.CodeInvalidParameters || !strings.Contains(e.Fields["url"], "no check") {
+			t.Errorf("%s without a guard: %v, want the url field refused for want of a check", url, err)
+		}
 	}
 }

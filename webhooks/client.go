@@ -6,9 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"code.dny.dev/ssrf"
-
 	"cloudplane/models"
+	"cloudplane/webhooks/netguard"
 )
 
 // errNotHTTPS refuses plain http when private destinations are not allowed:
@@ -24,17 +23,12 @@ const maxResponseHeaderBytes = 2 * models.MaxStoredHeaderBytes
 
 // newClient builds the HTTP client deliveries go through. Unless
 // AllowPrivate, its dialer checks every address it is about to connect to
-// (after DNS resolution, so a name that resolves to a private address, or
-// is rebound to one, is refused) against the IANA special-purpose
-// registries: loopback, private, link-local (cloud metadata), CGNAT,
-// multicast and the rest. Redirects are never followed and no proxy is
+// (netguard.Control, the registries the save-time check uses). Redirects are never followed and no proxy is
 // used, so nothing connects on the dispatcher's behalf past the guard.
 func newClient(cfg Config) *http.Client {
 	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
 	if !cfg.AllowPrivate {
-		// Any port: receivers often listen on 8443 and the like; the
-		// address check is what keeps requests off internal services.
-		dialer.Control = ssrf.New(ssrf.WithAnyPort()).Safe
+		dialer.Control = netguard.Control
 	}
 	transport := &http.Transport{
 		Proxy:                  nil,

@@ -23,15 +23,7 @@ func openShared(t testing.TB, n int) []*models.Store {
 	cfg.WebhookAllowPrivate = true
 	stores := make([]*models.Store, n)
 	for i := range stores {
-		db, err := models.Open(context.Background(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := models.Migrate(context.Background(), db); err != nil {
-			t.Fatal(err)
-		}
-		stores[i] = models.NewStore(db, models.WithConfig(cfg))
-		t.Cleanup(func() { _ = stores[i].Close() })
+		stores[i] = modelstest.OpenAt(t, dsn, models.WithConfig(cfg))
 	}
 	return stores
 }

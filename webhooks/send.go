@@ -18,9 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"code.dny.dev/ssrf"
-
 	"cloudplane/models"
+	"cloudplane/webhooks/netguard"
 )
 
 // Error kinds of an attempt, as the delivery log classifies them.
@@ -140,7 +139,7 @@ func classify(err error) (kind, msg string) {
 	var record tls.RecordHeaderError
 	var alert tls.AlertError
 	switch {
-	case errors.Is(err, ssrf.ErrProhibitedIP), errors.Is(err, ssrf.ErrProhibitedPort), errors.Is(err, ssrf.ErrProhibitedNetwork):
+	case netguard.Blocked(err):
 		kind = KindBlocked
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		kind = KindTimeout

@@ -10,49 +10,26 @@ import (
 	"cloudplane/models"
 )
 
-// openStore opens and migrates the database for an operator command; a
-// SQLite file that does not exist is refused, not created.
-func openStore(ctx context.Context, dsn string, opts ...models.Option) (*models.Store, error) {
-	if err := existingDatabase(dsn, "database"); err != nil {
-		return nil, err
-	}
-	db, err := models.Open(ctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	if err := models.Migrate(ctx, db); err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
-	return models.NewStore(db, opts...), nil
-}
-
 func usersCreate(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("users create")
-	dsn := databaseFlag(fs)
-	email := fs.String("email", "", "email address (sign-in name)")
-	password := fs.String("password", "", "password, at least 10 characters")
-	role := fs.String("role", models.RoleOwner, "owner or support")
-	if err := parseFlags(fs, args); err != nil {
+	c := newDBCommand("users create")
+	email := c.fs.String("email", "", "email address (sign-in name)")
+	password := c.fs.String("password", "", "password, at least 10 characters")
+	role := c.fs.String("role", models.RoleOwner, "owner or support")
+	if err := c.parse(args, "email", "password"); err != nil {
 		return err
 	}
-	if err := required(fs, "email", "password"); err != nil {
-		return err
-	}
-	store, err := openStore(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	u, err := store.CreateUser(ctx, models.OperatorActor, models.CreateUserInput{Email: *email, Password: *password, Role: *role})
-	if err != nil {
-		if _, lookupErr := store.UserByEmail(ctx, *email); lookupErr == nil {
-			// The usual reason to create a user again is a lost password.
-			return fmt.Errorf("%s already has a user; to give them a new password run: cloudplane users reset-password --email %s", *email, *email)
+	return c.withStore(ctx, func(store *models.Store) error {
+		u, err := store.CreateUser(ctx, models.OperatorActor, models.CreateUserInput{Email: *email, Password: *password, Role: *role})
+		if err != nil {
+			if _, lookupErr := store.UserByEmail(ctx, *email); lookupErr == nil {
+				// The usual reason to create a user again is a lost password.
+				return fmt.Errorf("%s already has a user; to give them a new password run: cloudplane users reset-password --email %s", *email, *email)
+			}
+			return err
 		}
-		return err
-	}
-	fmt.Fprintf(stdout, "created %s user %s (id %s)\n", u.Role, u.Email, u.ID)
-	return nil
+		fmt.Fprintf(stdout, "created %s user %s (id %s)\n", u.Role, u.Email, u.ID)
+		return nil
+	})
 }
 
 // ownerActor is the CLI acting for the owner with the given email, so
@@ -69,37 +46,30 @@ func ownerActor(ctx context.Context, store *models.Store, email string) (models.
 }
 
 func apikeysCreate(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("apikeys create")
-	dsn := databaseFlag(fs)
-	email := fs.String("email", "", "email of the owner the key acts for")
-	name := fs.String("name", "", "a name to recognise the key by")
-	readOnly := fs.Bool("read-only", false, "the key may only read (GET and HEAD); writes answer 403")
-	expires := fs.String("expires", "never", "when the key stops working: never, a number of days such as 90d, or a date such as 2027-01-31 (through that day, UTC)")
-	if err := parseFlags(fs, args); err != nil {
+	c := newDBCommand("apikeys create")
+	email := c.fs.String("email", "", "email of the owner the key acts for")
+	name := c.fs.String("name", "", "a name to recognise the key by")
+	readOnly := c.fs.Bool("read-only", false, "the key may only read (GET and HEAD); writes answer 403")
+	expires := c.fs.String("expires", "never", "when the key stops working: never, a number of days such as 90d, or a date such as 2027-01-31 (through that day, UTC)")
+	if err := c.parse(args, "email"); err != nil {
 		return err
 	}
-	if err := required(fs, "email"); err != nil {
-		return err
-	}
-	store, err := openStore(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	actor, err := ownerActor(ctx, store, *email)
-	if err != nil {
-		return err
-	}
-	k, secret, err := store.CreateAPIKey(ctx, actor, models.CreateAPIKeyInput{Name: *name, ReadOnly: *readOnly, Expires: *expires})
-	if err != nil {
-		return err
-	}
-	expiry := "never expires"
-	if k.ExpiresAt != nil {
-		expiry = "expires " + k.ExpiresAt.UTC().Format(time.RFC3339)
-	}
-	fmt.Fprintf(stdout, "created API key %q (prefix %s, %s, %s); it is shown once:\n%s\n", k.Name, k.Prefix, scopeText(k.Scope), expiry, secret)
-	return nil
+	return c.withStore(ctx, func(store *models.Store) error {
+		actor, err := ownerActor(ctx, store, *email)
+		if err != nil {
+			return err
+		}
+		k, secret, err := store.CreateAPIKey(ctx, actor, models.CreateAPIKeyInput{Name: *name, ReadOnly: *readOnly, Expires: *expires})
+		if err != nil {
+			return err
+		}
+		expiry := "never expires"
+		if k.ExpiresAt != nil {
+			expiry = "expires " + k.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(stdout, "created API key %q (prefix %s, %s, %s); it is shown once:\n%s\n", k.Name, k.Prefix, scopeText(k.Scope), expiry, secret)
+		return nil
+	})
 }
 
 func scopeText(scope string) string {
@@ -110,46 +80,35 @@ func scopeText(scope string) string {
 }
 
 func apikeysRevoke(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("apikeys revoke")
-	dsn := databaseFlag(fs)
-	email := fs.String("email", "", "email of the key's owner")
-	prefix := fs.String("prefix", "", "the key's visible prefix, e.g. cpk_1a2b3c4d")
-	if err := parseFlags(fs, args); err != nil {
+	c := newDBCommand("apikeys revoke")
+	email := c.fs.String("email", "", "email of the key's owner")
+	prefix := c.fs.String("prefix", "", "the key's visible prefix, e.g. cpk_1a2b3c4d")
+	if err := c.parse(args, "email", "prefix"); err != nil {
 		return err
 	}
-	if err := required(fs, "email", "prefix"); err != nil {
-		return err
-	}
-	store, err := openStore(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	actor, err := ownerActor(ctx, store, *email)
-	if err != nil {
-		return err
-	}
-	k, err := store.RevokeAPIKey(ctx, actor, *prefix)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "revoked API key %q (prefix %s)\n", k.Name, k.Prefix)
-	return nil
+	return c.withStore(ctx, func(store *models.Store) error {
+		actor, err := ownerActor(ctx, store, *email)
+		if err != nil {
+			return err
+		}
+		k, err := store.RevokeAPIKey(ctx, actor, *prefix)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "revoked API key %q (prefix %s)\n", k.Name, k.Prefix)
+		return nil
+	})
 }
 
 func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("accounts update")
-	dsn := databaseFlag(fs)
-	email := fs.String("email", "", "email of the account's owner")
-	status := fs.String("status", "", "active or inactive")
-	billing := fs.String("billing-address", "", "valid or invalid")
-	fsQuota := fs.String("filesystem-quota", "", "most filesystems the account may have")
-	rsQuota := fs.String("ruleset-quota", "", "most firewall rulesets the account may have")
-	fpQuota := fs.String("fabric-partition-quota", "", "most fabric partitions the account may have")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "email"); err != nil {
+	c := newDBCommand("accounts update")
+	email := c.fs.String("email", "", "email of the account's owner")
+	status := c.fs.String("status", "", "active or inactive")
+	billing := c.fs.String("billing-address", "", "valid or invalid")
+	fsQuota := c.fs.String("filesystem-quota", "", "most filesystems the account may have")
+	rsQuota := c.fs.String("ruleset-quota", "", "most firewall rulesets the account may have")
+	fpQuota := c.fs.String("fabric-partition-quota", "", "most fabric partitions the account may have")
+	if err := c.parse(args, "email"); err != nil {
 		return err
 	}
 	var in models.UpdateAccountInput
@@ -174,22 +133,19 @@ func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error 
 	if in.FabricPartitionQuota, err = optionalInt("fabric-partition-quota", *fpQuota); err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	a, err := store.UpdateAccount(ctx, models.OperatorActor, *email, in)
-	if err != nil {
-		return err
-	}
-	billingState := "valid"
-	if !a.BillingAddressValid {
-		billingState = "invalid"
-	}
-	fmt.Fprintf(stdout, "account %s: status %s, billing address %s, filesystem quota %d, ruleset quota %d, fabric partition quota %d\n",
-		a.ID, a.Status, billingState, a.FilesystemQuota, a.RulesetQuota, a.FabricPartitionQuota)
-	return nil
+	return c.withStore(ctx, func(store *models.Store) error {
+		a, err := store.UpdateAccount(ctx, models.OperatorActor, *email, in)
+		if err != nil {
+			return err
+		}
+		billingState := "valid"
+		if !a.BillingAddressValid {
+			billingState = "invalid"
+		}
+		fmt.Fprintf(stdout, "account %s: status %s, billing address %s, filesystem quota %d, ruleset quota %d, fabric partition quota %d\n",
+			a.ID, a.Status, billingState, a.FilesystemQuota, a.RulesetQuota, a.FabricPartitionQuota)
+		return nil
+	})
 }
 
 func optionalInt(name, v string) (*int, error) {

@@ -14,44 +14,29 @@ import (
 	"sync"
 	"time"
 
-	"gorm.io/gorm"
-
-	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 // backupCmd writes a consistent, checked copy of a live SQLite database.
 func backupCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("backup")
-	dsn := databaseFlag(fs)
-	to := fs.String("to", "", "file to write the copy to (must not exist)")
-	if err := parseFlags(fs, args); err != nil {
+	c := newDBCommand("backup")
+	to := c.fs.String("to", "", "file to write the copy to (must not exist)")
+	if err := c.parse(args, "to"); err != nil {
 		return err
 	}
-	if err := required(fs, "to"); err != nil {
-		return err
-	}
-	if models.IsPostgres(*dsn) {
+	if database.IsPostgres(*c.dsn) {
 		return errors.New("backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)")
 	}
-	if err := existingDatabase(*dsn, "database"); err != nil {
+	if err := existingDatabase(*c.dsn, "database"); err != nil {
 		return err
 	}
-	db, err := models.Open(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	defer closeDB(db)
-	if err := models.Backup(ctx, db, *to); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "backed up %s to %s (integrity checked)\n", *dsn, *to)
-	return nil
-}
-
-func closeDB(db *gorm.DB) {
-	if sqlDB, err := db.DB(); err == nil {
-		_ = sqlDB.Close()
-	}
+	return c.withDatabase(ctx, func(db *database.DB) error {
+		if err := db.Backup(ctx, *to); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "backed up %s to %s (integrity checked)\n", *c.dsn, *to)
+		return nil
+	})
 }
 
 // backupFlags configures scheduled backups in serve.
@@ -71,7 +56,7 @@ func (b *backupFlags) check(dsn string) error {
 	switch {
 	case b.dir == "":
 		return nil
-	case models.IsPostgres(dsn):
+	case database.IsPostgres(dsn):
 		return errors.New("--backup-dir backs up SQLite; for PostgreSQL use pg_dump or continuous archiving (see the README)")
 	case b.every < time.Second:
 		// Backups are named to the second.
@@ -92,7 +77,7 @@ const (
 // start runs the schedule until the returned stop is called. The first
 // backup is due one period after the newest one already in the folder, so
 // a server that restarts often neither skips backups nor floods the folder.
-func (b *backupFlags) start(db *gorm.DB, log *slog.Logger, now func() time.Time, outcome func(time.Time, error)) (stop func()) {
+func (b *backupFlags) start(db *database.DB, log *slog.Logger, now func() time.Time, outcome func(time.Time, error)) (stop func()) {
 	if b.dir == "" {
 		return func() {}
 	}
@@ -137,10 +122,10 @@ func (b *backupFlags) nextDue(now time.Time) time.Time {
 // takeBackup writes one backup and prunes the oldest beyond keep.
 // The outcome is counted before it is logged, so whoever reads the log
 // finds it in the metrics too.
-func (b *backupFlags) takeBackup(ctx context.Context, db *gorm.DB, log *slog.Logger, at time.Time, outcome func(time.Time, error)) {
+func (b *backupFlags) takeBackup(ctx context.Context, db *database.DB, log *slog.Logger, at time.Time, outcome func(time.Time, error)) {
 	to := filepath.Join(b.dir, backupPrefix+at.UTC().Format(backupLayout)+".db")
 	started := time.Now()
-	if err := models.Backup(ctx, db, to); err != nil {
+	if err := db.Backup(ctx, to); err != nil {
 		if ctx.Err() == nil { // not a backup cut short by shutdown
 			outcome(at, err)
 			log.Error("scheduled backup failed", "to", to, "err", err)

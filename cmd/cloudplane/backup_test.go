@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 	"cloudplane/testserver"
 )
@@ -101,7 +102,7 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 		t.Fatalf("backup said %q", out)
 	}
 	expectOnlyFiles(t, filepath.Dir(backup), "copy.db")
-	if err := models.CheckIntegrity(context.Background(), backup); err != nil {
+	if err := database.CheckIntegrity(context.Background(), backup); err != nil {
 		t.Fatal(err)
 	}
 
@@ -168,7 +169,7 @@ func TestConcurrentBackupsToOneName(t *testing.T) {
 		if succeeded != 1 {
 			t.Fatalf("%d backups at once: %d named the file, want exactly 1", runs, succeeded)
 		}
-		if err := models.CheckIntegrity(context.Background(), to); err != nil {
+		if err := database.CheckIntegrity(context.Background(), to); err != nil {
 			t.Fatal(err)
 		}
 		expectOnlyFiles(t, filepath.Dir(to), "today.db")
@@ -192,7 +193,7 @@ func TestFailedBackupLeavesNoFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	to := filepath.Join(dir, "backups", "today.db")
-	if err := models.Backup(ctx, store.DB(), to); err == nil {
+	if err := store.Database().Backup(ctx, to); err == nil {
 		t.Fatal("a backup with a cancelled context succeeded")
 	}
 	expectOnlyFiles(t, filepath.Dir(to))
@@ -220,7 +221,7 @@ func TestBackupRemovesStalePartialCopies(t *testing.T) {
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := models.Backup(context.Background(), store.DB(), filepath.Join(backups, "now.db")); err != nil {
+	if err := store.Database().Backup(context.Background(), filepath.Join(backups, "now.db")); err != nil {
 		t.Fatal(err)
 	}
 	expectOnlyFiles(t, backups, ".today.db.456.partial", "now.db")
@@ -276,7 +277,7 @@ func TestScheduledBackupsArePruned(t *testing.T) {
 		if !strings.HasPrefix(e.Name(), "cloudplane-") || !strings.HasSuffix(e.Name(), ".db") {
 			t.Fatalf("unexpected file %s", e.Name())
 		}
-		if err := models.CheckIntegrity(context.Background(), filepath.Join(backups, e.Name())); err != nil {
+		if err := database.CheckIntegrity(context.Background(), filepath.Join(backups, e.Name())); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 // copyCmd moves an installation from SQLite to PostgreSQL: both are
@@ -22,29 +22,29 @@ func copyCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := required(fs, "from", "to"); err != nil {
 		return err
 	}
-	if models.IsPostgres(*from) || !models.IsPostgres(*to) {
+	if database.IsPostgres(*from) || !database.IsPostgres(*to) {
 		return errors.New("copy goes from a SQLite file (--from) to a postgres:// URL (--to)")
 	}
 	if err := existingDatabase(*from, "from"); err != nil {
 		return err
 	}
 	for _, dsn := range []string{*from, *to} {
-		db, err := models.Open(ctx, dsn)
+		db, err := database.Open(ctx, dsn)
 		if err != nil {
 			return err
 		}
-		err = models.Migrate(ctx, db)
-		closeDB(db)
+		err = db.Migrate(ctx)
+		_ = db.Close()
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", redactDSN(dsn), err)
 		}
 	}
-	target, err := models.Open(ctx, *to)
+	target, err := database.Open(ctx, *to)
 	if err != nil {
 		return err
 	}
-	defer closeDB(target)
-	counts, err := models.CopySQLiteToPostgres(ctx, *from, target)
+	defer target.Close()
+	counts, err := database.CopySQLiteToPostgres(ctx, *from, target)
 	if err != nil {
 		return err
 	}

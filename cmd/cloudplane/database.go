@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 // existingDatabase refuses a SQLite file that does not exist, for every
@@ -17,7 +17,7 @@ import (
 // message names the absolute path looked for and how to name another.
 // flagName is the flag that named the file.
 func existingDatabase(dsn, flagName string) error {
-	if models.IsPostgres(dsn) {
+	if database.IsPostgres(dsn) {
 		return nil
 	}
 	_, err := os.Stat(dsn)

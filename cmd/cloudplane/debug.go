@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 // serveDebug serves net/http/pprof, and expvar's /debug/vars with the
@@ -18,7 +18,7 @@ import (
 // own listener, apart from the API so that they are never reachable
 // through the public port. It is off unless --debug-addr is given; bind it
 // to loopback.
-func serveDebug(ln net.Listener, db *sql.DB, writer func() (models.WriterStatistics, bool), log *slog.Logger) *http.Server {
+func serveDebug(ln net.Listener, db *sql.DB, writer func() (database.WriterStatistics, bool), log *slog.Logger) *http.Server {
 	publishDBStats.Do(func() {
 		expvar.Publish("database", expvar.Func(func() any { return db.Stats() }))
 		// On SQLite, writes go through a connection of their own.

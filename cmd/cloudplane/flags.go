@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"cloudplane/models/database"
 )
 
 // newFlags returns a flag set for a command. Errors are returned, not
@@ -59,7 +61,7 @@ func required(fs *flag.FlagSet, names ...string) error {
 
 // databaseFlag registers --database on fs.
 func databaseFlag(fs *flag.FlagSet) *string {
-	return fs.String("database", "data/cloudplane.db", "SQLite file path, or a postgres:// URL")
+	return fs.String("database", database.DefaultPath, "SQLite file path, or a postgres:// URL")
 }
 
 func parseURL(s string) (*url.URL, error) { return url.Parse(s) }

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
+	"cloudplane/webhooks/netguard"
 )
 
 // Tests of a command's logic and output run it in-process, through run
@@ -79,11 +81,11 @@ func lastLine(s string) string {
 // openDB opens the database the binary uses, for checks and fixtures.
 func openDB(t *testing.T, dsn string) *models.Store {
 	t.Helper()
-	db, err := models.Open(context.Background(), dsn)
+	db, err := database.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := models.NewStore(db)
+	store := models.NewStore(db, models.WithWebhookGuard(netguard.Guard{}))
 	t.Cleanup(func() { _ = store.Close() })
 	return store
 }

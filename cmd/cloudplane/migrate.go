@@ -7,44 +7,38 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 // migrate applies the pending migrations, or with --status lists every
 // step and whether the database has run it, changing nothing.
 func migrate(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("migrate")
-	dsn := databaseFlag(fs)
-	status := fs.Bool("status", false, "list applied and pending migrations; change nothing")
-	if err := parseFlags(fs, args); err != nil {
+	c := newDBCommand("migrate")
+	status := c.fs.Bool("status", false, "list applied and pending migrations; change nothing")
+	if err := c.parse(args); err != nil {
 		return err
 	}
-	db, err := models.Open(ctx, *dsn)
-	if err != nil {
-		return err
-	}
-	if sqlDB, err := db.DB(); err == nil {
-		defer sqlDB.Close()
-	}
-	if !*status {
-		if err := models.Migrate(ctx, db); err != nil {
-			return fmt.Errorf("migrate: %w", err)
+	return c.withDatabase(ctx, func(db *database.DB) error {
+		if !*status {
+			if err := db.Migrate(ctx); err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
+			fmt.Fprintln(stdout, "migrations applied")
+			return nil
 		}
-		fmt.Fprintln(stdout, "migrations applied")
-		return nil
-	}
-	steps, err := models.MigrationStatus(ctx, db)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	for _, st := range steps {
-		fmt.Fprintf(tw, "%s\t%s\n", st.ID, describeStep(st))
-	}
-	return tw.Flush()
+		steps, err := db.MigrationStatus(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		for _, st := range steps {
+			fmt.Fprintf(tw, "%s\t%s\n", st.ID, describeStep(st))
+		}
+		return tw.Flush()
+	})
 }
 
-func describeStep(st models.MigrationState) string {
+func describeStep(st database.MigrationState) string {
 	switch {
 	case !st.Applied:
 		return "pending"

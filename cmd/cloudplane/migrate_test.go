@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"cloudplane/models/migrations"
+	"cloudplane/models/database/migrations"
 	"cloudplane/models/modelstest"
 	"cloudplane/testserver"
 )

@@ -21,7 +21,9 @@ import (
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/handlers/web"
 	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/webhooks"
+	"cloudplane/webhooks/netguard"
 )
 
 type serveFlags struct {
@@ -45,7 +47,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	var f serveFlags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the dashboard, for the printed setup link (default http://<addr>)")
-	fs.StringVar(&f.database, "database", models.DefaultDatabase, "SQLite file path, or a postgres:// URL")
+	fs.StringVar(&f.database, "database", database.DefaultPath, "SQLite file path, or a postgres:// URL")
 	fs.StringVar(&f.rateLimit, "rate-limit", "1/s", "API requests per account, as N/period, or off")
 	fs.IntVar(&f.rateBurst, "rate-burst", 5, "requests an account may make at once above the rate")
 	fs.StringVar(&f.launchRateLimit, "launch-rate-limit", "1/12s", "instance launches per account, as N/period, or off")
@@ -101,12 +103,9 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("--instance-capacity: %w", err)
 	}
 
-	db, err := models.Open(ctx, f.database)
+	db, err := openMigrated(ctx, f.database)
 	if err != nil {
 		return err
-	}
-	if err := models.Migrate(ctx, db); err != nil {
-		return fmt.Errorf("migrate: %w", err)
 	}
 	cfg := models.DefaultConfig()
 	cfg.InstanceBootTime = f.bootTime
@@ -115,7 +114,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.WebhookEndpointConcurrency = f.webhooks.perEndpoint
 	cfg.WebhookAccountConcurrency = f.webhooks.perAccount
 	cfg.WebhookSecretGrace = f.webhooks.secretGrace
-	store := models.NewStore(db, models.WithConfig(cfg))
+	store := models.NewStore(db, models.WithConfig(cfg), models.WithWebhookGuard(netguard.Guard{}))
 	dispatch.Log, dispatch.Metrics = log, meters
 	if err := watchStore(meters, store); err != nil {
 		_ = store.Close()
@@ -156,7 +155,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	ln = handlers.LingerOnRefusal(handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP))
 	if f.debugAddr != "" {
-		sqlDB, err := db.DB()
+		sqlDB, err := db.Gorm().DB()
 		if err != nil {
 			_ = ln.Close()
 			return err
@@ -166,7 +165,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 			_ = ln.Close()
 			return fmt.Errorf("--debug-addr: %w", err)
 		}
-		defer serveDebug(dln, sqlDB, func() (models.WriterStatistics, bool) { return models.WriterStats(db) }, log).Close()
+		defer serveDebug(dln, sqlDB, db.WriterStats, log).Close()
 	}
 	stopMetrics, err := startMetrics(f.observe, meters, log)
 	if err != nil {
@@ -323,7 +322,7 @@ func uploadBudget(spec string, redisClient *redis.Client) (ratelimit.Budget, err
 
 // redactDSN hides a password in a database URL before it is logged.
 func redactDSN(dsn string) string {
-	if !models.IsPostgres(dsn) {
+	if !database.IsPostgres(dsn) {
 		return dsn
 	}
 	if u, err := parseURL(dsn); err == nil {

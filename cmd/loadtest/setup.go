@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
 
@@ -25,7 +25,7 @@ func freshDatabase(dir, pgURL string) (dsn string, drop func() error, err error)
 	if pgURL == "" {
 		return filepath.Join(dir, "loadtest.db"), func() error { return nil }, nil
 	}
-	if !models.IsPostgres(pgURL) {
+	if !database.IsPostgres(pgURL) {
 		return "", nil, fmt.Errorf("-database %q: want a postgres:// URL (leave it out for SQLite)", pgURL)
 	}
 	return modelstest.CreatePostgresDB(pgURL)

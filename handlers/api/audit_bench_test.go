@@ -19,6 +19,7 @@ import (
 
 	"cloudplane/handlers"
 	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
 
@@ -78,12 +79,12 @@ func buildAuditBench(tb testing.TB) *auditBench {
 			drop()
 		}
 	}()
-	db, err := models.Open(ctx, dsn)
+	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ab := &auditBench{drop: drop}
-	if err := models.Migrate(ctx, db); err != nil {
+	if err := db.Migrate(ctx); err != nil {
 		tb.Fatal(err)
 	}
 	cfg := models.DefaultConfig()

@@ -20,6 +20,8 @@ import (
 	"gorm.io/gorm/logger"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
+	"cloudplane/webhooks/netguard"
 )
 
 // PostgresEnv names the server URL the suite also runs against.
@@ -79,7 +81,8 @@ func newDSN(tb testing.TB, migrated bool) string {
 }
 
 // Open returns a migrated store on a fresh database for one test, with a
-// low bcrypt cost. Options are applied after the defaults.
+// low bcrypt cost and netguard's check of webhook destinations. Options
+// are applied after the defaults.
 func Open(tb testing.TB, opts ...models.Option) *models.Store {
 	tb.Helper()
 	return OpenAt(tb, DSN(tb), opts...)
@@ -90,17 +93,29 @@ func Open(tb testing.TB, opts ...models.Option) *models.Store {
 func OpenAt(tb testing.TB, dsn string, opts ...models.Option) *models.Store {
 	tb.Helper()
 	ctx := context.Background()
-	db, err := models.Open(ctx, dsn)
+	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		tb.Fatalf("open database: %v", err)
 	}
-	if err := models.Migrate(ctx, db); err != nil {
+	if err := db.Migrate(ctx); err != nil {
 		tb.Fatalf("migrate: %v", err)
 	}
-	all := append([]models.Option{models.WithConfig(Config())}, opts...)
+	all := append([]models.Option{models.WithConfig(Config()), models.WithWebhookGuard(netguard.Guard{})}, opts...)
 	store := models.NewStore(db, all...)
 	tb.Cleanup(func() { _ = store.Close() })
 	return store
+}
+
+// OpenDatabase opens the database at dsn without migrating it, for tests
+// of the engine and of migrations; it is closed when the test ends.
+func OpenDatabase(tb testing.TB, dsn string) *database.DB {
+	tb.Helper()
+	db, err := database.Open(context.Background(), dsn)
+	if err != nil {
+		tb.Fatalf("open database: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 // Config is the configuration Open gives a store: the defaults with a

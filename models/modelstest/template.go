@@ -9,8 +9,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
-	"cloudplane/models"
-	"cloudplane/models/migrations"
+	"cloudplane/models/database"
+	"cloudplane/models/database/migrations"
 )
 
 // templateLockKey is the advisory lock under which test processes build
@@ -84,14 +84,12 @@ func buildTemplate(ctx context.Context, conn *sql.Conn, base, name string) error
 	if err != nil {
 		return err
 	}
-	db, err := models.Open(ctx, dsn)
+	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		return err
 	}
-	err = models.Migrate(ctx, db)
-	if sqlDB, derr := db.DB(); derr == nil {
-		_ = sqlDB.Close()
-	}
+	err = db.Migrate(ctx)
+	_ = db.Close()
 	if err != nil {
 		return err
 	}

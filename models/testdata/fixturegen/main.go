@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
+	"cloudplane/webhooks/netguard"
 )
 
 // Facts are the identifiers and secrets the upgrade test reads back.
@@ -42,11 +44,11 @@ func main() {
 }
 
 func fill(ctx context.Context, dsn string) (*Facts, error) {
-	db, err := models.Open(ctx, dsn)
+	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	if err := models.Migrate(ctx, db); err != nil {
+	if err := db.Migrate(ctx); err != nil {
 		return nil, err
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -55,7 +57,7 @@ func fill(ctx context.Context, dsn string) (*Facts, error) {
 	cfg.PasswordCost = 4
 	cfg.InstanceBootTime = time.Minute
 	cfg.WebhookAllowPrivate = true
-	s := models.NewStore(db, models.WithConfig(cfg), models.WithClock(clock))
+	s := models.NewStore(db, models.WithConfig(cfg), models.WithClock(clock), models.WithWebhookGuard(netguard.Guard{}))
 	defer s.Close()
 	f := &Facts{OwnerEmail: "owner@example.com"}
 	op := models.OperatorActor

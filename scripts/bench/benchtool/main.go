@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 func main() {
@@ -58,11 +59,11 @@ func seed(args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	db, err := models.Open(ctx, *dsn)
+	db, err := database.Open(ctx, *dsn)
 	if err != nil {
 		return err
 	}
-	if err := models.Migrate(ctx, db); err != nil {
+	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
 	cfg := models.DefaultConfig()

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 // benchDBPrefix names the databases pgdb creates; drop refuses others.
@@ -29,7 +30,7 @@ func pgdb(args []string) error {
 		return err
 	}
 	u, err := url.Parse(*raw)
-	if err != nil || !models.IsPostgres(*raw) {
+	if err != nil || !database.IsPostgres(*raw) {
 		return fmt.Errorf("--url %q is no postgres:// URL", *raw)
 	}
 	name := strings.TrimPrefix(u.Path, "/")

@@ -1,19 +1,17 @@
-package models_test
+package database_test
 
 import (
 	"context"
 	"errors"
 	"testing"
-
-	"cloudplane/models/modelstest"
 )
 
 // A read whose context ends stops: before it starts (both databases), and
 // on SQLite between two rows of its result. (pgx may have received every
 // row already, and then hands them out.)
 func TestReadsEndWithTheirContext(t *testing.T) {
-	store := modelstest.Open(t)
-	sqlDB, err := store.DB().DB()
+	db := openDB(t)
+	sqlDB, err := db.Gorm().DB()
 	if err != nil {
 		t.Fatal(err)
 	}

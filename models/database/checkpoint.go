@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // first frame only when a write transaction begins after a checkpoint
 // copied every frame back. A checkpoint beside a busy writer never gets
 // there: more frames are committed while it copies, so the WAL file grew
-// without end (1.6 GB after 20 s of creates at full speed).
+// without end.
 //
 // So a checkpoint is done in two passes. A read connection copies the bulk
 // beside the writer (checkpoint), which goes on committing meanwhile. Then
@@ -41,8 +41,7 @@ const finishAttempts = 4
 
 // Large values (attachment chunks) make the WAL grow faster than the
 // checkpointer's passes copy it back, which never leave little for the
-// writer's pass: the WAL grew by every byte uploaded (1.5 GB for fifty
-// 25 MiB uploads). So their bytes count: every checkpointBytes kick the
+// writer's pass: the WAL grew by every byte uploaded. So their bytes count: every checkpointBytes kick the
 // checkpointer (kicks counted in changes, checkpointEvery, let 50 such
 // values through first), and once walSizeLimit of them went in since the
 // WAL last started over, the writer runs its pass before every batch
@@ -100,8 +99,7 @@ func (w *sqliteWriter) checkpoint(readers *sql.DB, path string) {
 
 // syncFile flushes the pages the checkpointer's passes wrote to the
 // database file. SQLite syncs it only in the pass that completes, the
-// writer's, where it took 10 to 20 ms with every batch waiting; done here
-// first, it leaves that pass a few pages to flush. It is only about
+// writer's, where every batch waited for it; done here first, it leaves that pass a few pages to flush. It is only about
 // timing: the writer's pass still syncs before the WAL may start over.
 func syncFile(path string) {
 	if f, err := os.Open(path); err == nil {

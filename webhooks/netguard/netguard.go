@@ -1,13 +1,21 @@
-package models
+// Package netguard keeps webhooks off internal destinations, in one
+// place for both moments: when a URL is saved (Guard, which models is
+// given) and when the dispatcher connects (Control, Blocked). Both judge
+// addresses by the same IANA special-purpose registries (code.dny.dev/ssrf):
+// loopback, private, link-local (cloud metadata), CGNAT, multicast and the
+// rest. It imports no cloudplane package.
+package netguard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -15,25 +23,48 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// webhookGuard judges addresses at save time by the same IANA registries
-// as the dispatcher's dialer (webhooks/client.go), so the two checks agree.
-var webhookGuard = ssrf.New(ssrf.WithAnyPort())
+// registries judges addresses, on any port: receivers often listen on
+// 8443 and the like; the address is what keeps requests off internal
+// services.
+var registries = ssrf.New(ssrf.WithAnyPort())
 
-// webhookLookupTimeout bounds the DNS lookup made when a URL is saved.
-const webhookLookupTimeout = 2 * time.Second
+// Control is the dialer's check (net.Dialer.Control): it refuses to
+// connect to an internal address, after DNS resolution, so a name that
+// resolves to one, or is rebound to one, is refused.
+func Control(network, address string, conn syscall.RawConn) error {
+	return registries.Safe(network, address, conn)
+}
+
+// Blocked reports whether err is Control refusing a destination.
+func Blocked(err error) bool {
+	return errors.Is(err, ssrf.ErrProhibitedIP) || errors.Is(err, ssrf.ErrProhibitedPort) ||
+		errors.Is(err, ssrf.ErrProhibitedNetwork)
+}
+
+// lookupTimeout bounds the DNS lookup made when a URL is saved.
+const lookupTimeout = 2 * time.Second
 
 // Resolver looks names up; *net.Resolver is one.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
+// Guard judges webhook URLs when they are saved (models.WebhookGuard).
+// This is the early, friendly check; Control refuses internal addresses
+// again at connect time, whatever a name resolves to then.
+type Guard struct {
+	// Resolver looks up a URL's host; nil means the system's.
+	Resolver Resolver
+}
+
 // internalAddress is the field message for any internal destination.
 const internalAddress = "must not point to a private, loopback or link-local address"
 
-// checkWebhookURL returns the URL to store or why it is refused. This is
-// the early, friendly check; the dispatcher's dialer refuses internal
-// addresses again at connect time, whatever a name resolves to then.
-func checkWebhookURL(raw string, allowPrivate bool) (string, string) {
+// CheckURL returns the URL to store or why it is refused: https (or http
+// when allowPrivate), no credentials, and, unless allowPrivate, no
+// internal address in any spelling. What is stored is what will be
+// dialled: a host written as a number becomes the address it stands for.
+func (Guard) CheckURL(raw string, allowPrivate bool) (string, string) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return raw, "is required, e.g. https://example.com/hooks/cloudplane"
@@ -73,7 +104,7 @@ func checkWebhookURL(raw string, allowPrivate bool) (string, string) {
 		u.Host += ":" + port
 	}
 	internal := host == "localhost" || strings.HasSuffix(host, ".localhost") ||
-		isAddr && webhookGuard.SafeAddr(addr) != nil
+		isAddr && registries.SafeAddr(addr) != nil
 	if internal && !allowPrivate {
 		return raw, internalAddress
 	}
@@ -191,35 +222,36 @@ func parseIPv4Part(label string) (uint64, error) {
 	}
 }
 
-// checkWebhookHost refuses a URL whose host name resolves, now, to an
-// internal address, so the owner learns at once rather than from failed
-// deliveries. The lookup is short and its failure is no refusal: DNS that
-// is slow or down here, or a name not yet published, says nothing about
-// where the name will point, and saving must not hang on someone else's
-// DNS; the dialer checks every connection anyway (DNS rebinding too).
-func (s *Store) checkWebhookHost(ctx context.Context, raw string) error {
+// CheckHost returns why the URL's host name, resolved now, is refused
+// (it resolves to an internal address), or "", so the owner learns at once
+// rather than from failed deliveries. The lookup is short and its failure
+// is no refusal: DNS that is slow or down here, or a name not yet
+// published, says nothing about where the name will point, and saving must
+// not hang on someone else's DNS; Control checks every connection anyway
+// (DNS rebinding too). Hosts written as addresses are CheckURL's.
+func (g Guard) CheckHost(ctx context.Context, raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || s.cfg.WebhookAllowPrivate {
-		return nil
+	if err != nil {
+		return ""
 	}
 	host := strings.TrimRight(u.Hostname(), ".")
 	if _, isAddr, _ := hostAddr(host); isAddr {
-		return nil // judged by checkWebhookURL
+		return ""
 	}
-	resolver := s.cfg.WebhookResolver
+	resolver := g.Resolver
 	if resolver == nil {
 		resolver = net.DefaultResolver
 	}
-	ctx, cancel := context.WithTimeout(ctx, webhookLookupTimeout)
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	addrs, err := resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return nil
+		return ""
 	}
 	for _, a := range addrs {
-		if webhookGuard.SafeAddr(a.Unmap()) != nil {
-			return InvalidField("url", fmt.Sprintf("%s: %s resolves to %s", internalAddress, host, a.Unmap()))
+		if registries.SafeAddr(a.Unmap()) != nil {
+			return fmt.Sprintf("%s: %s resolves to %s", internalAddress, host, a.Unmap())
 		}
 	}
-	return nil
+	return ""
 }

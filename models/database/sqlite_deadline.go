@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -133,9 +133,8 @@ func (c *deadlineConn) setBusy(d time.Duration) error {
 
 // Reads honour their context between rows, not inside SQLite. go-sqlite3
 // makes a query interruptible by running every step of it, row after row,
-// in a goroutine of its own that the caller waits for: an audit page of
-// 101 rows cost 101 goroutines and as many hand-offs, and under load that
-// scheduling was most of the time reads spent in the driver. Here the
+// in a goroutine of its own that the caller waits for, a hand-off per row
+// that under load was most of a read's time in the driver. Here the
 // driver gets a context that never ends, and the rows stop with the
 // caller's error at the next row once it has ended. Reads are index
 // ranges and bounded pages, so a step is short; lock waits, which can be

@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"gorm.io/gorm"
 )
 
 // copyBatch is how many rows go into one INSERT: large enough to keep
@@ -34,8 +32,8 @@ type CopyTableCount struct {
 // writes in one transaction in foreign key order, and commits only if
 // every table's row count matches, so a failed copy leaves the target
 // empty.
-func CopySQLiteToPostgres(ctx context.Context, sqlitePath string, to *gorm.DB) ([]CopyTableCount, error) {
-	if to.Dialector.Name() != "postgres" {
+func CopySQLiteToPostgres(ctx context.Context, sqlitePath string, to *DB) ([]CopyTableCount, error) {
+	if to.IsSQLite() {
 		return nil, errors.New("the target of a copy must be a postgres:// database")
 	}
 	src, err := sql.Open("sqlite3", "file:"+sqlitePath+"?mode=ro&_txlock=deferred")
@@ -48,7 +46,7 @@ func CopySQLiteToPostgres(ctx context.Context, sqlitePath string, to *gorm.DB) (
 		return nil, fmt.Errorf("read %s: %w", sqlitePath, err)
 	}
 	defer snapshot.Rollback() //nolint:errcheck // read-only
-	dst, err := to.DB()
+	dst, err := to.gorm.DB()
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package models_test
+package database_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
 
@@ -21,14 +21,14 @@ var errRefused = errors.New("refused by the change itself")
 // holdWriter starts a write that waits for release and then fails, so
 // that the changes queued meanwhile form batches of their own. On
 // PostgreSQL, where writes do not queue, it holds nothing.
-func holdWriter(t *testing.T, store *models.Store) (release func()) {
+func holdWriter(t *testing.T, db *database.DB) (release func()) {
 	t.Helper()
 	if !isSQLite() {
 		return func() {}
 	}
 	held, free, result := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		result <- store.Write(context.Background(), func(*gorm.DB) error {
+		result <- db.Write(context.Background(), func(*gorm.DB) error {
 			close(held)
 			<-free
 			return errRefused
@@ -51,12 +51,27 @@ func holdWriter(t *testing.T, store *models.Store) (release func()) {
 
 func isSQLite() bool { return modelstest.Backend() == "sqlite" }
 
+// openDB opens a fresh, migrated database for one test, closed at its end.
+func openDB(tb testing.TB) *database.DB {
+	tb.Helper()
+	return openDBAt(tb, modelstest.DSN(tb))
+}
+
+func openDBAt(tb testing.TB, dsn string) *database.DB {
+	tb.Helper()
+	db := modelstest.OpenDatabase(tb, dsn)
+	if err := db.Migrate(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
 // waitQueued waits until n changes wait for the SQLite writer.
-func waitQueued(t *testing.T, store *models.Store, n int) {
+func waitQueued(t *testing.T, db *database.DB, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		stats, _ := models.WriterStats(store.DB())
+		stats, _ := db.WriterStats()
 		if stats.Queued == n {
 			return
 		}
@@ -67,9 +82,9 @@ func waitQueued(t *testing.T, store *models.Store, n int) {
 	}
 }
 
-func createMarks(t *testing.T, store *models.Store) {
+func createMarks(t *testing.T, db *database.DB) {
 	t.Helper()
-	err := store.Write(context.Background(), func(tx *gorm.DB) error {
+	err := db.Write(context.Background(), func(tx *gorm.DB) error {
 		return tx.Exec("CREATE TABLE marks (n integer PRIMARY KEY)").Error
 	})
 	if err != nil {
@@ -77,10 +92,10 @@ func createMarks(t *testing.T, store *models.Store) {
 	}
 }
 
-func marks(t *testing.T, store *models.Store) []int {
+func marks(t *testing.T, db *database.DB) []int {
 	t.Helper()
 	var got []int
-	if err := store.DB().Raw("SELECT n FROM marks ORDER BY n").Scan(&got).Error; err != nil {
+	if err := db.Gorm().Raw("SELECT n FROM marks ORDER BY n").Scan(&got).Error; err != nil {
 		t.Fatal(err)
 	}
 	return got
@@ -95,9 +110,9 @@ func mark(tx *gorm.DB, n int) error { return tx.Exec("INSERT INTO marks (n) VALU
 // queued behind one write and committed in batches; on PostgreSQL each is
 // a transaction of its own and the outcomes are the same.
 func TestBatchedWritesCommitExactlyTheSucceedingChanges(t *testing.T) {
-	store := modelstest.Open(t)
-	store.SetWriteBatchWork(time.Minute)
-	createMarks(t, store)
+	db := openDB(t)
+	db.SetWriteBatchWork(time.Minute)
+	createMarks(t, db)
 	const clients = 120
 	kinds := []string{"ok", "error", "duplicate", "panic", "queued-cancel", "running-cancel"}
 	kind := func(i int) string { return kinds[i%len(kinds)] }
@@ -119,7 +134,7 @@ func TestBatchedWritesCommitExactlyTheSucceedingChanges(t *testing.T) {
 			return nil
 		}
 	}
-	release := holdWriter(t, store)
+	release := holdWriter(t, db)
 	errs := make([]error, clients)
 	cancels := make([]context.CancelFunc, clients)
 	var all, queuedCancel sync.WaitGroup
@@ -139,11 +154,11 @@ func TestBatchedWritesCommitExactlyTheSucceedingChanges(t *testing.T) {
 					errs[i] = fmt.Errorf("panicked: %v", v)
 				}
 			}()
-			errs[i] = store.Write(ctx, change(i, cancel))
+			errs[i] = db.Write(ctx, change(i, cancel))
 		})
 	}
 	if isSQLite() {
-		waitQueued(t, store, clients)
+		waitQueued(t, db, clients)
 		for i := range clients {
 			if kind(i) == "queued-cancel" {
 				cancels[i]()
@@ -171,8 +186,8 @@ func TestBatchedWritesCommitExactlyTheSucceedingChanges(t *testing.T) {
 				t.Errorf("failing change %d: %v, want its own error", i, err)
 			}
 		case "duplicate":
-			if models.ErrorCode(err) != models.CodeDuplicate {
-				t.Errorf("duplicate change %d: %v, want %s", i, err, models.CodeDuplicate)
+			if !errors.Is(err, gorm.ErrDuplicatedKey) {
+				t.Errorf("duplicate change %d: %v, want %v", i, err, gorm.ErrDuplicatedKey)
 			}
 		case "panic":
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("change %d", i)) {
@@ -184,10 +199,10 @@ func TestBatchedWritesCommitExactlyTheSucceedingChanges(t *testing.T) {
 			}
 		}
 	}
-	if got := marks(t, store); !slices.Equal(got, want) {
+	if got := marks(t, db); !slices.Equal(got, want) {
 		t.Errorf("committed %v\nwant exactly %v", got, want)
 	}
-	if stats, ok := models.WriterStats(store.DB()); ok {
+	if stats, ok := db.WriterStats(); ok {
 		if stats.LargestBatch < 2 || stats.Dropped < int64(clients/len(kinds)) || stats.Queued != 0 {
 			t.Errorf("writer figures %+v: want batches, the queued cancellations dropped, none queued", stats)
 		}
@@ -200,16 +215,16 @@ func TestBatchedWritesRunInArrivalOrder(t *testing.T) {
 	if !isSQLite() {
 		t.Skip("PostgreSQL's writes do not queue: each is a transaction of its own")
 	}
-	store := modelstest.Open(t)
-	store.SetWriteBatchWork(time.Minute)
-	release := holdWriter(t, store)
+	db := openDB(t)
+	db.SetWriteBatchWork(time.Minute)
+	release := holdWriter(t, db)
 	const clients = 150 // more than one batch holds
 	var mu sync.Mutex
 	var ran []int
 	var wg sync.WaitGroup
 	for i := range clients {
 		wg.Go(func() {
-			err := store.Write(context.Background(), func(*gorm.DB) error {
+			err := db.Write(context.Background(), func(*gorm.DB) error {
 				mu.Lock()
 				defer mu.Unlock()
 				ran = append(ran, i)
@@ -219,7 +234,7 @@ func TestBatchedWritesRunInArrivalOrder(t *testing.T) {
 				t.Errorf("change %d: %v (%v)", i, err, errors.Unwrap(err))
 			}
 		})
-		waitQueued(t, store, i+1)
+		waitQueued(t, db, i+1)
 	}
 	release()
 	wg.Wait()
@@ -230,7 +245,7 @@ func TestBatchedWritesRunInArrivalOrder(t *testing.T) {
 	if !slices.Equal(ran, want) {
 		t.Errorf("ran in order %v", ran)
 	}
-	stats, _ := models.WriterStats(store.DB())
+	stats, _ := db.WriterStats()
 	if stats.LargestBatch != 64 || stats.Commits < 3 {
 		t.Errorf("writer figures %+v: want full batches of 64", stats)
 	}
@@ -242,23 +257,23 @@ func TestFailedCommitFailsEveryChangeInTheBatch(t *testing.T) {
 	if !isSQLite() {
 		t.Skip("PostgreSQL commits each write alone: a failed COMMIT reaches only its own caller")
 	}
-	store := modelstest.Open(t)
-	store.SetWriteBatchWork(time.Minute)
-	createMarks(t, store)
-	err := store.Write(context.Background(), func(tx *gorm.DB) error {
+	db := openDB(t)
+	db.SetWriteBatchWork(time.Minute)
+	createMarks(t, db)
+	err := db.Write(context.Background(), func(tx *gorm.DB) error {
 		// A deferred foreign key is checked at COMMIT.
 		return tx.Exec("CREATE TABLE orphans (parent integer REFERENCES marks (n) DEFERRABLE INITIALLY DEFERRED)").Error
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := holdWriter(t, store)
+	release := holdWriter(t, db)
 	const clients = 9
 	errs := make([]error, clients)
 	var wg sync.WaitGroup
 	for i := range clients {
 		wg.Go(func() {
-			errs[i] = store.Write(context.Background(), func(tx *gorm.DB) error {
+			errs[i] = db.Write(context.Background(), func(tx *gorm.DB) error {
 				if i == clients/2 {
 					return tx.Exec("INSERT INTO orphans (parent) VALUES (-1)").Error
 				}
@@ -266,7 +281,7 @@ func TestFailedCommitFailsEveryChangeInTheBatch(t *testing.T) {
 			})
 		})
 	}
-	waitQueued(t, store, clients)
+	waitQueued(t, db, clients)
 	release()
 	wg.Wait()
 	for i, err := range errs {
@@ -274,14 +289,14 @@ func TestFailedCommitFailsEveryChangeInTheBatch(t *testing.T) {
 			t.Errorf("change %d: %v, want the COMMIT's error", i, err)
 		}
 	}
-	if got := marks(t, store); len(got) != 0 {
+	if got := marks(t, db); len(got) != 0 {
 		t.Errorf("committed %v, want nothing", got)
 	}
 	// The writer goes on.
-	if err := store.Write(context.Background(), func(tx *gorm.DB) error { return mark(tx, 100) }); err != nil {
+	if err := db.Write(context.Background(), func(tx *gorm.DB) error { return mark(tx, 100) }); err != nil {
 		t.Fatal(err)
 	}
-	if got := marks(t, store); !slices.Equal(got, []int{100}) {
+	if got := marks(t, db); !slices.Equal(got, []int{100}) {
 		t.Errorf("committed %v, want [100]", got)
 	}
 }

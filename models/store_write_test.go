@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -80,51 +78,6 @@ func TestConcurrentCreatesAllSucceed(t *testing.T) {
 	}
 	if created != 150 || refused != clients-150 {
 		t.Fatalf("%d created, %d refused by the quota; want 150 and %d", created, refused, clients-150)
-	}
-}
-
-// A write that panics, or whose context ends inside its transaction,
-// leaves nothing behind: its change is rolled back and the next write
-// (on SQLite, on the same connection) starts a transaction of its own.
-func TestFailedWritesLeaveTheWriterUsable(t *testing.T) {
-	store := modelstest.Open(t)
-	u, _ := modelstest.Owner(t, store, "usable@example.com")
-	insert := func(tx *gorm.DB, name string) error {
-		return tx.Exec("UPDATE users SET email = ? WHERE id = ?", name+"@example.com", u.ID).Error
-	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("the write's panic was swallowed")
-			}
-		}()
-		_ = store.Write(context.Background(), func(tx *gorm.DB) error {
-			if err := insert(tx, "panicked"); err != nil {
-				return err
-			}
-			panic("in the transaction")
-		})
-	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	err := store.Write(ctx, func(tx *gorm.DB) error {
-		if err := insert(tx, "cancelled"); err != nil {
-			return err
-		}
-		cancel()
-		return tx.Exec("SELECT 1").Error
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled write: %v", err)
-	}
-	if err := store.Write(context.Background(), func(tx *gorm.DB) error { return insert(tx, "last") }); err != nil {
-		t.Fatal(err)
-	}
-	got, err := store.User(context.Background(), u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Email != "last@example.com" {
-		t.Fatalf("email %q, want only the last write's", got.Email)
 	}
 }
 

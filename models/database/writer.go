@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 // sqliteWriter is the one connection through which a process writes a
 // SQLite database. SQLite runs one write transaction at a time; with every
 // pooled connection free to write, waiting writers slept and retried in
-// SQLite's busy handler, which serves them in no order (p99 above 800 ms
-// at 64 clients, 409s once a wait outlasted busy_timeout). Here they wait
-// in Go instead, in arrival order, each until its own context ends.
+// SQLite's busy handler, which serves them in no order, so the tail grew
+// long and waits outlasted busy_timeout. Here they wait in Go instead, in
+// arrival order, each until its own context ends.
 //
 // One goroutine owns the connection and commits the queued changes in
 // batches (writer_batch.go): a commit, not the change, is what costs, so
@@ -71,8 +71,8 @@ type sqliteWriter struct {
 // read connection does it instead, in PASSIVE mode, beside the writer.
 // Small and often: a pass syncs what it copied, and while the filesystem
 // commits a large sync the writer's own WAL writes wait, so fewer, larger
-// passes lengthened the tail (4 conns, p99: every 2,000 changes 40 ms,
-// 200 11-13 ms, 50 7-8 ms; every 20 cost throughput at 64 conns).
+// passes lengthened the tail, and much smaller ones cost throughput
+// (docs/performance.md).
 const checkpointEvery = 50
 
 // newSQLiteWriter opens the write connection to the database at dsn. Its
@@ -88,13 +88,12 @@ func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
 	// The writer's page cache is 32 MiB, the readers' SQLite's default 2
 	// MB: every change walks the insertion points of every index it
 	// touches, and with 2 MB they fell out of the cache and were read
-	// again, inside the one goroutine all writes wait for (200 clients
-	// mixed: writes' p50 275 -> 195 ms; 64 MiB gained nothing more).
+	// again, inside the one goroutine all writes wait for.
 	// Its statement journals stay in memory: every change of a batch runs
 	// in a savepoint, which copies the pages it changes again into one,
 	// and SQLite spilled those past 64 KiB to a temporary file, written
-	// and deleted batch after batch (64 conns: creates/s +25%, p99 46 ->
-	// 36 ms). A batch's journal is a few MiB at most.
+	// and deleted batch after batch. A batch's journal is a few MiB at
+	// most. (Figures: docs/performance.md.)
 	if _, err := sqlDB.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = %d; "+
 		"PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY", walSizeLimit)); err != nil {
 		_ = sqlDB.Close()
@@ -118,19 +117,9 @@ func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
 	return sw, nil
 }
 
-// Name and Initialize make the writer a GORM plugin, which is how Open
-// hands it to NewStore along with the read pool.
-func (*sqliteWriter) Name() string              { return "cloudplane:sqlite-writer" }
-func (*sqliteWriter) Initialize(*gorm.DB) error { return nil }
-
-func writerOf(db *gorm.DB) *sqliteWriter {
-	w, _ := db.Config.Plugins[(*sqliteWriter)(nil).Name()].(*sqliteWriter)
-	return w
-}
-
 // close fails the writes still queued, waits for the batch under way to
 // end, and closes the connection. It may be called more than once, as
-// Store.Close may.
+// DB.Close may.
 func (w *sqliteWriter) close() error {
 	w.closing.Do(func() {
 		w.mu.Lock()
@@ -164,8 +153,8 @@ type WriterStatistics struct {
 
 // WriterStats reports the statistics of db's SQLite write connection; ok
 // is false when db has none (PostgreSQL).
-func WriterStats(db *gorm.DB) (stats WriterStatistics, ok bool) {
-	w := writerOf(db)
+func (db *DB) WriterStats() (stats WriterStatistics, ok bool) {
+	w := db.writer
 	if w == nil {
 		return WriterStatistics{}, false
 	}

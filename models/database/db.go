@@ -1,4 +1,10 @@
-package models
+// Package database is cloudplane's storage engine: it opens SQLite and
+// PostgreSQL, runs SQLite's writes through one connection in turn with
+// group commit, bounds SQLite's lock waits by the caller's deadline, keeps
+// prepared statements and the WAL short, migrates the schema
+// (migrations/), and backs up and copies databases. It knows no domain
+// rule: models receives a *DB and keeps the rules.
+package database
 
 import (
 	"context"
@@ -16,30 +22,41 @@ import (
 	"gorm.io/gorm/logger"
 )
 
-// DefaultDatabase is where the embedded SQLite database lives when no
+// DefaultPath is where the embedded SQLite database lives when no
 // --database is given.
-const DefaultDatabase = "data/cloudplane.db"
+const DefaultPath = "data/cloudplane.db"
 
 // IsPostgres reports whether a --database value selects PostgreSQL.
 func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
+// DB is an open database: the pool reads go through and, on SQLite, the
+// one connection every write goes through in turn (sqliteWriter).
+// PostgreSQL has no writer: its writers run side by side, kept apart by
+// row locks and constraints, which also hold between replicas.
+type DB struct {
+	gorm   *gorm.DB
+	writer *sqliteWriter // nil on PostgreSQL
+	stmts  *statements
+}
+
 // Open connects to the database named by dsn: a postgres:// URL, or else
 // a path to a SQLite file, created (with its folder) when missing. It pings
 // before returning so that an unreachable database is reported at once.
-func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
+// It does not migrate: call Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
 	var db *gorm.DB
+	var w *sqliteWriter
 	var err error
 	if IsPostgres(dsn) {
-		// No GORM statement cache: its lock was held by a goroutine waiting
-		// for a pool connection while connection holders waited for the
-		// lock, which stopped a busy server for good. pgx caches prepared
-		// statements per connection instead (its default exec mode), so a
-		// transaction reuses them with no lock between connections.
+		// No GORM statement cache: its lock, held by a goroutine waiting
+		// for a pool connection while holders waited for the lock, stopped
+		// a busy server for good. pgx caches prepared statements per
+		// connection instead (its default exec mode).
 		db, err = gorm.Open(postgres.Open(dsn), gormConfig())
 	} else {
-		db, err = openSQLite(dsn)
+		db, w, err = openSQLite(dsn)
 	}
 	if err != nil {
 		// gorm.Open already dials PostgreSQL; a failure there is the server
@@ -54,32 +71,36 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {
+		if w != nil {
+			_ = w.close()
+		}
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return db, nil
+	return &DB{gorm: db, writer: w, stmts: newStatements(sqlDB)}, nil
 }
 
 func gormConfig() *gorm.Config {
 	return &gorm.Config{
 		// Unique violations read the same on both databases
-		// (gorm.ErrDuplicatedKey), so models translate them once.
+		// (gorm.ErrDuplicatedKey), so models translate them once. Times
+		// are stored as models stores them: UTC, in microseconds.
 		TranslateError:         true,
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
-		NowFunc:                func() time.Time { return dbTime(time.Now()) },
+		NowFunc:                func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 	}
 }
 
 // openSQLite opens the read pool, and beside it the one connection all
-// writes go through (sqliteWriter), attached to the read pool for NewStore.
-func openSQLite(path string) (*gorm.DB, error) {
+// writes go through (sqliteWriter).
+func openSQLite(path string) (*gorm.DB, *sqliteWriter, error) {
 	if path == "" {
-		return nil, errors.New("empty database path")
+		return nil, nil, errors.New("empty database path")
 	}
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// WAL lets readers run beside the writer; busy_timeout is a safety net
@@ -95,30 +116,26 @@ func openSQLite(path string) (*gorm.DB, error) {
 		"&_synchronous=NORMAL&_txlock=immediate&_cache_size=-2000"
 	db, err := gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn}), gormConfig())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w, err := newSQLiteWriter(db, dsn, path)
-	if err == nil {
-		err = db.Use(w)
-	}
 	if err != nil {
 		if sqlDB, e := db.DB(); e == nil {
 			_ = sqlDB.Close()
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return db, nil
+	return db, w, nil
 }
 
 // poolSize bounds the connections one process keeps to its database, and
 // all of them are kept while in use. On PostgreSQL, database/sql's
 // defaults (no bound, 2 kept idle) made a busy server open and close a
 // connection, a server process, for most requests, and let a few replicas
-// exhaust max_connections. On SQLite, readers never wait for each other in
-// WAL mode, but a request waits for a free connection, and a goroutine
-// that holds one may be descheduled; database/sql then hands freed
-// connections to random waiters, which is what makes slow requests slow:
-// under the benchmark, 16 connections waited 10 times less often than 8.
+// exhaust max_connections. On SQLite, a request waits for a free
+// connection behind holders that may be descheduled, and database/sql
+// hands freed ones to random waiters: 16 kept those waits rare where 8
+// did not (docs/performance.md).
 const poolSize = 16
 
 func sizePool(db *sql.DB, postgres bool) {

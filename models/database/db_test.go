@@ -1,4 +1,4 @@
-package models
+package database_test
 
 import (
 	"context"
@@ -9,25 +9,19 @@ import (
 	"testing"
 
 	"gorm.io/gorm"
+
+	"cloudplane/models/modelstest"
 )
 
 // Write transactions take SQLite's write lock at BEGIN. Were they deferred,
-// one that reads first (lockAccount, quota counts) would fail with
+// one that reads first (an account's lock, quota counts) would fail with
 // "database is locked" when upgrading to write beside another writer,
 // instead of queueing behind it for the busy timeout. So while a write
 // transaction has only read, another connection must not get the lock.
 func TestSQLiteWriteTransactionsBeginImmediate(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "immediate.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	s := NewStore(db)
-	defer s.Close()
+	db := openDBAt(t, path)
 	other, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=0")
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +29,9 @@ func TestSQLiteWriteTransactionsBeginImmediate(t *testing.T) {
 	defer other.Close()
 	other.SetMaxOpenConns(1) // BEGIN and ROLLBACK on one connection
 
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	err = db.Write(ctx, func(tx *gorm.DB) error {
 		var n int64
-		if err := tx.Model(&Account{}).Count(&n).Error; err != nil {
+		if err := tx.Raw("SELECT count(*) FROM accounts").Scan(&n).Error; err != nil {
 			return err
 		}
 		_, err := other.ExecContext(ctx, "BEGIN IMMEDIATE")
@@ -52,5 +46,19 @@ func TestSQLiteWriteTransactionsBeginImmediate(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Both databases get a bounded pool: unbounded, a busy PostgreSQL replica
+// opened a server process for most requests and several could exhaust
+// max_connections; too small, SQLite requests queue for a connection
+// behind a descheduled holder.
+func TestConnectionPoolIsBounded(t *testing.T) {
+	sqlDB, err := openDB(t).Gorm().DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sqlDB.Stats().MaxOpenConnections; n < 8 || n > 64 {
+		t.Fatalf("pool of %d connections on %s", n, modelstest.Backend())
 	}
 }

@@ -29,7 +29,7 @@ func TestReleasedStepsNeverChange(t *testing.T) {
 			delete(listed, name)
 			switch {
 			case !ok:
-				t.Errorf("%s has no hash in released.sha256; once it is final, add it: (cd models/migrations && sha256sum %s >> released.sha256)", name, name)
+				t.Errorf("%s has no hash in released.sha256; once it is final, add it: (cd models/database/migrations && sha256sum %s >> released.sha256)", name, name)
 			case got != want:
 				t.Errorf("released step %s changed (sha256 %s, released as %s): add a new step instead of editing one", name, got, want)
 			}

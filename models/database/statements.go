@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // statements prepares hot queries once and keeps them, so the reads on
 // every request's path skip GORM's statement building and reflection.
 // database/sql re-prepares a statement on each pooled connection as needed.
-// Preparing is lazy: the store may be built before the schema is migrated.
+// Preparing is lazy: a database is opened before its schema is migrated.
 //
 // The lock guards only the map, never a wait for a connection: preparing
 // needs one, and a caller that holds one while it waits for the lock

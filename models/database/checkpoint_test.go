@@ -1,4 +1,4 @@
-package models_test
+package database_test
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
 
@@ -40,10 +39,10 @@ func TestWALStartsOverUnderSustainedWrites(t *testing.T) {
 func writeWALPages(t *testing.T, restartAt int64, writers, changes, pageBytes int) (restarts, walBytes int64) {
 	t.Helper()
 	dsn := modelstest.DSN(t)
-	store := modelstest.OpenAt(t, dsn)
-	store.SetWALRestartFrames(restartAt)
+	db := openDBAt(t, dsn)
+	db.SetWALRestartFrames(restartAt)
 	ctx := context.Background()
-	if err := store.Write(ctx, func(tx *gorm.DB) error {
+	if err := db.Write(ctx, func(tx *gorm.DB) error {
 		return tx.Exec("CREATE TABLE wal_pages (id integer PRIMARY KEY, page blob NOT NULL)").Error
 	}); err != nil {
 		t.Fatal(err)
@@ -61,7 +60,7 @@ func writeWALPages(t *testing.T, restartAt int64, writers, changes, pageBytes in
 				default:
 				}
 				var ids []int64
-				if err := store.DB().Raw("SELECT id FROM wal_pages WHERE id = 1").Scan(&ids).Error; err != nil {
+				if err := db.Gorm().Raw("SELECT id FROM wal_pages WHERE id = 1").Scan(&ids).Error; err != nil {
 					errs <- err
 					return
 				}
@@ -71,7 +70,7 @@ func writeWALPages(t *testing.T, restartAt int64, writers, changes, pageBytes in
 	for range writers {
 		writing.Go(func() {
 			for range changes {
-				if err := store.Write(ctx, func(tx *gorm.DB) error {
+				if err := db.Write(ctx, func(tx *gorm.DB) error {
 					return tx.Exec("INSERT INTO wal_pages (page) VALUES (?)", page).Error
 				}); err != nil {
 					errs <- fmt.Errorf("write: %w", err)
@@ -88,10 +87,10 @@ func writeWALPages(t *testing.T, restartAt int64, writers, changes, pageBytes in
 		t.Fatal(err)
 	}
 	var n int64
-	if err := store.DB().Raw("SELECT count(*) FROM wal_pages").Scan(&n).Error; err != nil || n != int64(writers*changes) {
+	if err := db.Gorm().Raw("SELECT count(*) FROM wal_pages").Scan(&n).Error; err != nil || n != int64(writers*changes) {
 		t.Fatalf("rows: %d (%v), want %d", n, err, writers*changes)
 	}
-	stats, _ := models.WriterStats(store.DB())
+	stats, _ := db.WriterStats()
 	path, _, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
 	info, err := os.Stat(path + "-wal")
 	if err != nil {

@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func (p *writePanic) Error() string {
 
 func (p *writePanic) Unwrap() error { err, _ := p.value.(error); return err }
 
-// errWriterClosed answers the changes still queued when the store closes.
+// errWriterClosed answers the changes still queued when the database closes.
 var errWriterClosed = fmt.Errorf("sqlite writer closed: %w", sql.ErrConnDone)
 
 // run queues fn and waits for its answer: nil once the transaction that
@@ -177,9 +177,8 @@ func (w *sqliteWriter) commitBatch() bool {
 		if q == nil && !yielded {
 			// Once, let the goroutines waiting for a CPU run first: on a
 			// small machine they include requests about to queue a change,
-			// which would otherwise wait a whole batch and its COMMIT.
-			// Over HTTP at 64 connections on 2 CPUs batches grew and
-			// creates/s rose 4-8% (p99 no worse; 4 connections unchanged).
+			// which would otherwise wait a whole batch and its COMMIT, so
+			// batches grow (docs/performance.md).
 			runtime.Gosched()
 			yielded = true
 			q = w.next()
@@ -253,17 +252,23 @@ func (w *sqliteWriter) applyInSavepoint(q *queuedWrite) (a writeAnswer, alive bo
 	return a, w.exec(bg, "RELEASE change") == nil
 }
 
-// batchLost is the answer of the changes that had succeeded in a
+// BatchLostError is the answer of the changes that had succeeded in a
 // transaction a later change ended: nothing of theirs was committed, and
-// they may be retried.
+// they may be retried. Cause is the later change's failure.
+type BatchLostError struct{ Cause error }
+
+func (e *BatchLostError) Error() string {
+	return fmt.Sprintf("a change committed together with this one failed the transaction: %v", e.Cause)
+}
+
+func (e *BatchLostError) Unwrap() error { return e.Cause }
+
 func batchLost(a writeAnswer) error {
 	cause := a.err
 	if a.panicked != nil {
 		cause = a.panicked
 	}
-	return &Error{Code: CodeInternal, Retryable: true, cause: cause,
-		Message:    "A change committed together with this one failed the transaction",
-		Suggestion: "Retry the request"}
+	return &BatchLostError{Cause: cause}
 }
 
 func (w *sqliteWriter) exec(ctx context.Context, sql string) error {

@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -26,8 +26,8 @@ import (
 // one name at once, the first to finish names the file and the others are
 // refused. Temporary files an interrupted backup left behind are removed
 // by the next backup into the folder once they are stalePartial old.
-func Backup(ctx context.Context, db *gorm.DB, to string) error {
-	if db.Dialector.Name() != "sqlite" {
+func (db *DB) Backup(ctx context.Context, to string) error {
+	if !db.IsSQLite() {
 		return errors.New("backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)")
 	}
 	if _, err := os.Stat(to); err == nil {
@@ -49,7 +49,7 @@ func Backup(ctx context.Context, db *gorm.DB, to string) error {
 		_ = os.Remove(partial)
 		return fmt.Errorf("backup: %w", err)
 	}
-	if err := writeCheckedCopy(ctx, db, partial); err != nil {
+	if err := writeCheckedCopy(ctx, db.gorm, partial); err != nil {
 		_ = os.Remove(partial)
 		return err
 	}

@@ -1,4 +1,4 @@
-package models
+package database
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
-	"cloudplane/models/migrations"
+	"cloudplane/models/database/migrations"
 )
 
 // MigrateLockWait bounds how long Migrate waits for another process that
@@ -36,18 +36,22 @@ type MigrationState struct {
 var ErrNewerDatabase = errors.New("the database was migrated by a newer cloudplane")
 
 // Migrate brings the schema up to date by running, in order, each step of
-// models/migrations the database has not run, each in a transaction that
+// migrations/ the database has not run, each in a transaction that
 // also records it in schema_migrations. It holds a lock meanwhile (an
 // advisory lock on PostgreSQL, the write lock on SQLite), so any number of
 // processes may call it at once: each step runs once, and every caller
 // returns when the schema is current. A failed step is rolled back and
 // reported with the step's name; the steps before it stay applied.
-func Migrate(ctx context.Context, db *gorm.DB) error {
-	return migrateTo(ctx, db, "")
+func (db *DB) Migrate(ctx context.Context) error {
+	return migrateTo(ctx, db.gorm, "")
 }
 
-// migrateTo is Migrate stopping after the step named last ("" for all);
-// tests use it to build a database as an older release left it.
+// MigrateTo is Migrate stopping after the step named last: it builds a
+// database as an older release left it (the upgrade tests do).
+func (db *DB) MigrateTo(ctx context.Context, last string) error {
+	return migrateTo(ctx, db.gorm, last)
+}
+
 func migrateTo(ctx context.Context, db *gorm.DB, last string) error {
 	d, err := dialectOf(db)
 	if err != nil {
@@ -135,7 +139,11 @@ func checkKnown(applied map[string]*time.Time, steps []migrations.Step) error {
 // MigrationStatus lists the steps this binary knows, applied or pending,
 // then any step the database has run that this binary does not know (as
 // applied). It changes nothing.
-func MigrationStatus(ctx context.Context, db *gorm.DB) ([]MigrationState, error) {
+func (db *DB) MigrationStatus(ctx context.Context) ([]MigrationState, error) {
+	return migrationStatus(ctx, db.gorm)
+}
+
+func migrationStatus(ctx context.Context, db *gorm.DB) ([]MigrationState, error) {
 	d, err := dialectOf(db)
 	if err != nil {
 		return nil, err
@@ -221,4 +229,21 @@ func strings1(ctx context.Context, q querier, query string) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// PendingMigrations lists the steps this binary knows that the database
+// has not applied yet, in order: a replica started before
+// `cloudplane migrate` ran is not ready to serve.
+func (db *DB) PendingMigrations(ctx context.Context) ([]string, error) {
+	states, err := db.MigrationStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pending []string
+	for _, st := range states {
+		if !st.Applied && !st.Unknown {
+			pending = append(pending, st.ID)
+		}
+	}
+	return pending, nil
 }

@@ -1,6 +1,6 @@
 // Package migrations is the history of cloudplane's database schema: one
 // SQL file per step and dialect, embedded in the binary and applied in
-// order by models.Migrate, each once, in its own transaction, under a lock
+// order by database.Migrate, each once, in its own transaction, under a lock
 // that lets any number of processes migrate at once.
 //
 // A step that has been released never changes: a database created a year

@@ -1,0 +1,19 @@
+package database
+
+import "time"
+
+// SetWriteBatchWork sets how long one SQLite batch may run changes, so
+// that a test can have every queued change committed in one batch.
+func (db *DB) SetWriteBatchWork(d time.Duration) {
+	if db.writer != nil {
+		db.writer.budget.Store(int64(d))
+	}
+}
+
+// SetWALRestartFrames sets how long the SQLite WAL may grow before the
+// writer starts it over, so that a test sees it start over soon.
+func (db *DB) SetWALRestartFrames(n int64) {
+	if db.writer != nil {
+		db.writer.restartAt.Store(n)
+	}
+}
