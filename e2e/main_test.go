@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // stepTimeout bounds one browser step or one wait. It is generous: the

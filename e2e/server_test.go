@@ -2,7 +2,7 @@ package e2e
 
 import (
 	"bytes"
-	"cloudplane/testserver"
+	"cloudplane/handlers/testserver"
 	"context"
 	"errors"
 	"fmt"

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // apiGet answers GET path on base with key, failing the test unless 200.

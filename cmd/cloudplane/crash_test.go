@@ -14,9 +14,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // crashReceiver holds requests open while the first process runs (so some

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // One address opening 2,000 connections, half sending a request, half

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 func TestUserAndKeyLifecycle(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 var versionLine = regexp.MustCompile(`^cloudplane (\S+) \(commit (\S+), (go\S+)\)\n$`)

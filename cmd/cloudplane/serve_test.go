@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 var setupLink = regexp.MustCompile(`url=(\S+/setup/[0-9a-f]{64})`)

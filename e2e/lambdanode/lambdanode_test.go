@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // packageName is the client under test; its version is the lock file's.

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 const redisAddr = "127.0.0.1:6379"

@@ -4,8 +4,8 @@
 package tickets
 
 import (
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 	"context"
 	"fmt"
 	"os"
