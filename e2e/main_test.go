@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,16 +106,14 @@ func start(chrome string) (*suite, func(), error) {
 		return nil, cleanup, err
 	}
 	stops = append(stops, func() { _ = os.RemoveAll(work) })
-	s := &suite{db: filepath.Join(work, "e2e.db")}
-	// Like the other suites, run on PostgreSQL when it is asked for.
-	if base := strings.TrimSpace(os.Getenv(modelstest.PostgresEnv)); base != "" {
-		dsn, drop, err := modelstest.CreatePostgresDB(base)
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("%s: %w", modelstest.PostgresEnv, err)
-		}
-		stops = append(stops, func() { _ = drop() }) // after the server has stopped
-		s.db = dsn
+	// Like the other suites, on PostgreSQL when it is asked for.
+	s := &suite{}
+	db, drop, err := testserver.FreshDatabase(work, testserver.PostgresURL(), modelstest.CreatePostgresDB)
+	if err != nil {
+		return nil, cleanup, fmt.Errorf("%s: %w", testserver.PostgresEnv, err)
 	}
+	stops = append(stops, func() { _ = drop() }) // after the server has stopped
+	s.db = db
 	if s.shots, err = shotsDir(); err != nil {
 		return nil, cleanup, err
 	}

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -26,19 +25,14 @@ var setupLine = regexp.MustCompile(`url=(http://\S+/setup/[0-9a-f]+)`)
 // the first-run setup link from its log. stop ends it and writes its log
 // to logPath.
 func startServer(db, logPath string) (srv *testserver.Server, setup string, stop func(), err error) {
-	srv, err = testserver.Launch(nil, "--database", db,
-		"--rate-limit", "off", "--launch-rate-limit", "off", "--instance-boot-time", "2s")
+	srv, err = testserver.Launch(testserver.Options{Database: db, Args: []string{
+		"--rate-limit", "off", "--launch-rate-limit", "off", "--instance-boot-time", "2s"}})
 	if srv == nil {
 		return nil, "", func() {}, err
 	}
 	stop = func() {
-		// Drain as an operator's SIGTERM does; Close kills what is left.
-		_ = srv.Cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-srv.Done():
-		case <-time.After(30 * time.Second):
-		}
-		srv.Close()
+		// Drain as an operator's SIGTERM does; what is left is killed.
+		_ = srv.Terminate(30 * time.Second)
 		_ = os.WriteFile(logPath, []byte(srv.Logs()), 0o644)
 	}
 	if err != nil {

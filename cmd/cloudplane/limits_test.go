@@ -29,8 +29,8 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 		t.Skip("opens thousands of connections")
 	}
 	const perIP, total = 256, 2000
-	s := testserver.Start(t, nil, "--database", filepath.Join(t.TempDir(), "c.db"),
-		"--max-connections-per-ip", fmt.Sprint(perIP), "--max-connections", "1000", "--read-timeout", "2s", "--idle-timeout", "1m")
+	s := testserver.Start(t, testserver.Options{Database: filepath.Join(t.TempDir(), "c.db"), Args: []string{
+		"--max-connections-per-ip", fmt.Sprint(perIP), "--max-connections", "1000", "--read-timeout", "2s", "--idle-timeout", "1m"}})
 	addr := strings.TrimPrefix(s.URL, "http://")
 
 	conns := make([]net.Conn, 0, total)
@@ -124,8 +124,8 @@ func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 				timeout = "5m"
 			}
 			// The request's own deadline is far away: only shutdown ends it.
-			s := testserver.Start(t, nil, "--database", dsn, "--shutdown-timeout", timeout, "--request-timeout", "5m",
-				"--debug-addr", "127.0.0.1:0", "--rate-limit", "off")
+			s := testserver.Start(t, testserver.Options{Database: dsn, Args: []string{"--shutdown-timeout", timeout,
+				"--request-timeout", "5m", "--debug-addr", "127.0.0.1:0", "--rate-limit", "off"}})
 			release := modelstest.HoldWriteLock(t, dsn)
 			defer release()
 

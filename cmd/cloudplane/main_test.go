@@ -76,7 +76,7 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 
 func TestServeHealthAndGracefulStop(t *testing.T) {
 	db := migrated(t, modelstest.DSN(t))
-	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + db})
+	srv := testserver.Start(t, testserver.Options{Database: db})
 	res, err := http.Get(srv.URL + "/api/v1/regions")
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestServeHealthAndGracefulStop(t *testing.T) {
 
 // The profiler is served only on --debug-addr, never on the API's port.
 func TestServeDebugAddr(t *testing.T) {
-	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + modelstest.DSN(t)}, "--debug-addr", "127.0.0.1:0")
+	srv := testserver.Start(t, testserver.Options{Database: modelstest.DSN(t), Args: []string{"--debug-addr", "127.0.0.1:0"}})
 	base, debug := srv.URL, srv.WaitMatch(t, debugListening, 10*time.Second)[1]
 	res, err := http.Get("http://" + debug + "/debug/pprof/cmdline")
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -33,8 +32,8 @@ func startCluster(t *testing.T) *cluster {
 	if testing.Short() {
 		t.Skip("replica tests start three servers; skipped with -short")
 	}
-	if os.Getenv(modelstest.PostgresEnv) == "" {
-		t.Skip("replica tests need PostgreSQL: set " + modelstest.PostgresEnv)
+	if testserver.PostgresURL() == "" {
+		t.Skip("replica tests need PostgreSQL: set " + testserver.PostgresEnv)
 	}
 	if c, err := net.DialTimeout("tcp", redisAddr, time.Second); err != nil {
 		t.Skipf("replica tests need Redis on %s: %v", redisAddr, err)
@@ -43,16 +42,16 @@ func startCluster(t *testing.T) *cluster {
 	}
 	dsn := modelstest.EmptyDSN(t) // not even migrated: the replicas race to do it
 	testserver.Binary(t)          // built before the clock starts
-	env := []string{"CLOUDPLANE_DATABASE=" + dsn, "CLOUDPLANE_REDIS_URL=redis://" + redisAddr,
+	serve := testserver.Options{Database: dsn, Env: []string{"CLOUDPLANE_REDIS_URL=redis://" + redisAddr,
 		"CLOUDPLANE_RATE_LIMIT=off", "CLOUDPLANE_WEBHOOK_ALLOW_PRIVATE=true",
-		"CLOUDPLANE_WEBHOOK_RETRY_SCHEDULE=1s", "CLOUDPLANE_INSTANCE_CAPACITY=gpu_1x_a10:us-east-1=10"}
+		"CLOUDPLANE_WEBHOOK_RETRY_SCHEDULE=1s", "CLOUDPLANE_INSTANCE_CAPACITY=gpu_1x_a10:us-east-1=10"}}
 	c := &cluster{dsn: dsn, replicas: make([]*testserver.Server, 3)}
 	// All three at the same moment on an empty database: each migrates at
 	// start, and none may fail.
 	var wg sync.WaitGroup
 	for i := range c.replicas {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.replicas[i] = testserver.Start(t, env) }()
+		go func() { defer wg.Done(); c.replicas[i] = testserver.Start(t, serve) }()
 	}
 	wg.Wait()
 	if t.Failed() {

@@ -33,18 +33,11 @@ type plane struct {
 // reach this machine over plain http.
 func startPlane(t *testing.T) *plane {
 	t.Helper()
-	db := filepath.Join(t.TempDir(), "cloudplane.db")
-	// Like the other suites, run on PostgreSQL when it is asked for.
-	if base := strings.TrimSpace(os.Getenv(modelstest.PostgresEnv)); base != "" {
-		dsn, drop, err := modelstest.CreatePostgresDB(base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = drop() }) // after the server has stopped: cleanups run last first
-		db = dsn
-	}
+	// Like the other suites, on PostgreSQL when it is asked for; dropped
+	// after the server has stopped (cleanups run last first).
+	db := modelstest.DSN(t)
 	p := &plane{t: t, env: []string{"CLOUDPLANE_DATABASE=" + db}}
-	p.url = testserver.Start(t, p.env, "--webhook-allow-private", "--rate-limit", "off").URL
+	p.url = testserver.Start(t, testserver.Options{Database: db, Args: []string{"--webhook-allow-private", "--rate-limit", "off"}}).URL
 	return p
 }
 
