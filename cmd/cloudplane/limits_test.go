@@ -172,22 +172,19 @@ func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 func waitForStuckWrite(t *testing.T, s *testserver.Server) {
 	t.Helper()
 	m := s.WaitMatch(t, debugListening, 10*time.Second)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+	testserver.Eventually(t, 20*time.Second, func() bool {
 		res, err := http.Get("http://" + m[1] + "/debug/vars")
-		if err == nil {
-			var vars struct {
-				Database       struct{ InUse int }
-				DatabaseWriter *struct{ Pool struct{ InUse int } } `json:"database_writer"`
-			}
-			err = json.NewDecoder(res.Body).Decode(&vars)
-			_ = res.Body.Close()
-			if err == nil && (vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.Pool.InUse > 0) {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the write never reached the database")
+		defer res.Body.Close()
+		var vars struct {
+			Database       struct{ InUse int }
+			DatabaseWriter *struct{ Pool struct{ InUse int } } `json:"database_writer"`
+		}
+		return json.NewDecoder(res.Body).Decode(&vars) == nil &&
+			(vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.Pool.InUse > 0)
+	}, "the write to reach the database (a pool connection in use)")
 }
 
 var (

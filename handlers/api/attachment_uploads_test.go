@@ -19,6 +19,7 @@ import (
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/api/apitest"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -392,9 +393,9 @@ func TestCutOffUploadCanBeSentAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Cut off once the server is storing the body: its first chunk is in.
-			pollUntil(t, "the first chunk stored", func() bool { return e.chunkCount(up.AttachmentID) > 0 })
+			testserver.Eventually(t, 10*time.Second, func() bool { return e.chunkCount(up.AttachmentID) > 0 }, "the first chunk stored")
 			_ = conn.Close()
-			pollUntil(t, "the cut-off upload's chunks deleted", func() bool {
+			testserver.Eventually(t, 10*time.Second, func() bool {
 				var stored int64
 				if err := e.store.DB().Model(&models.TicketAttachmentContent{}).Where("attachment_id = ?", up.AttachmentID).Count(&stored).Error; err != nil {
 					t.Fatal(err)
@@ -403,24 +404,12 @@ func TestCutOffUploadCanBeSentAgain(t *testing.T) {
 					t.Fatal("the cut-off body was stored as the attachment's bytes")
 				}
 				return e.chunkCount(up.AttachmentID) == 0
-			})
+			}, "the cut-off upload's chunks deleted")
 			e.transfer(http.MethodPut, up.UploadURL, content).expect(http.StatusOK)
 			e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).expect(http.StatusOK)
 			if got := e.download(ticket, up.AttachmentID); !bytes.Equal(got, content) {
 				t.Fatalf("read back %d bytes, not the %d sent", len(got), size)
 			}
 		})
-	}
-}
-
-// pollUntil waits for done, failing the test after a deadline.
-func pollUntil(t *testing.T, what string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"cloudplane/handlers"
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/api/apitest"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -70,13 +70,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 // returns its base URL, for behaviour that app.Test bypasses.
 func (e *env) listen() string {
 	e.t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	go func() { _ = e.app.Listener(ln) }()
-	e.t.Cleanup(func() { _ = e.app.Shutdown() })
-	return "http://" + ln.Addr().String()
+	return testserver.Serve(e.t, e.app).URL
 }
 
 // response is what the app answered.
