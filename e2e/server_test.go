@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"cloudplane/e2e/browser"
 	"cloudplane/handlers/testserver"
 	"context"
 	"errors"
@@ -77,7 +78,7 @@ var owners atomic.Int64
 func (s *suite) newOwner(t *testing.T) owner {
 	t.Helper()
 	s.firstOwner(t)
-	o := owner{email: fmt.Sprintf("%s-%d@example.com", slug(t.Name()), owners.Add(1)), password: password}
+	o := owner{email: fmt.Sprintf("%s-%d@example.com", browser.Slug(t.Name()), owners.Add(1)), password: password}
 	s.cli(t, "users", "create", "--email", o.email, "--password", o.password)
 	return o
 }
@@ -92,13 +93,6 @@ func (s *suite) apiKey(t *testing.T, o owner) string {
 		t.Fatalf("apikeys create printed no key on its last line:\n%s", out)
 	}
 	return key
-}
-
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// slug makes a test or step name usable in file names and emails.
-func slug(s string) string {
-	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
 var errSetupNotDone = errors.New("the first-run setup did not finish (see the first test that ran it)")
