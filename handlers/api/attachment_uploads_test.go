@@ -281,21 +281,21 @@ func TestUploadsInFlightAreCapped(t *testing.T) {
 		held = append(held, conn)
 	}
 	// Poll until both are being received: a third then waits and is 503.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		a := rawPut(t, base, putHead(requestURI(t, ups[0].UploadURL), size), string(content(0)))
-		if a.status == http.StatusServiceUnavailable {
-			a.expectEnvelope(t, http.StatusServiceUnavailable, models.CodeProviderUnavailable)
-			if a.header.Get("Retry-After") == "" {
-				t.Fatal("503 without Retry-After")
-			}
-			break
+	var a rawAnswer
+	testserver.Eventually(t, 10*time.Second, func() bool {
+		a = rawPut(t, base, putHead(requestURI(t, ups[0].UploadURL), size), string(content(0)))
+		if a.status == http.StatusOK { // accepted before the slow ones got their turns: use another
+			ups[0] = e.initiate(ticket, "f0", size)
+			return false
 		}
-		if a.status != http.StatusOK || time.Now().After(deadline) {
-			t.Fatalf("with every turn taken: %d %s, want 503", a.status, a.body)
-		}
-		// Accepted before the slow ones got their turns: use another.
-		ups[0] = e.initiate(ticket, "f0", size)
+		return true
+	}, "a third upload refused while two hold every turn")
+	if a.status != http.StatusServiceUnavailable {
+		t.Fatalf("with every turn taken: %d %s, want 503", a.status, a.body)
+	}
+	a.expectEnvelope(t, http.StatusServiceUnavailable, models.CodeProviderUnavailable)
+	if a.header.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After")
 	}
 	for _, conn := range held {
 		_ = conn.Close()

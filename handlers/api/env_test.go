@@ -102,15 +102,7 @@ func (e *env) doAs(key, method, path string, body any) *response {
 // send runs req through the app and validates the answer.
 func (e *env) send(req *http.Request) *response {
 	e.t.Helper()
-	res, err := e.app.Test(req, -1)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	res, raw := testserver.Test(e.t, e.app, req)
 	r := &response{t: e.t, Status: res.StatusCode, Header: res.Header, Body: raw}
 	// Routes we do not serve are not in the document either. An answer of
 	// global/not-found is checked too where a route serves it: that is the

@@ -56,8 +56,7 @@ func ServeAt(tb testing.TB, app *fiber.App, listen string, wrap ...func(net.List
 
 // Test sends req through app in-process, as fiber's app.Test does with no
 // timeout, and returns the answer with its body read. It fails the test
-// when the app does not answer. Safe to call from other goroutines than
-// the test's: it reports with Error, returning a nil response.
+// (Fatal: call it from the test's goroutine) when the app does not answer.
 func Test(tb testing.TB, app *fiber.App, req *http.Request) (*http.Response, []byte) {
 	tb.Helper()
 	return TestWithin(tb, app, req, -1)
@@ -73,14 +72,12 @@ func TestWithin(tb testing.TB, app *fiber.App, req *http.Request, timeout time.D
 	}
 	res, err := app.Test(req, ms)
 	if err != nil {
-		tb.Errorf("%s %s: %v", req.Method, req.URL, err)
-		return nil, nil
+		tb.Fatalf("%s %s: no answer: %v", req.Method, req.URL, err)
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
-		tb.Errorf("%s %s: read the answer: %v", req.Method, req.URL, err)
-		return nil, nil
+		tb.Fatalf("%s %s: read the answer: %v", req.Method, req.URL, err)
 	}
 	return res, body
 }
