@@ -49,7 +49,14 @@ func ServeAt(tb testing.TB, app *fiber.App, listen string, wrap ...func(net.List
 		if err := app.ShutdownWithTimeout(5 * time.Second); err != nil {
 			tb.Logf("shut down the app served on %s: %v", addr, err)
 		}
-		<-stopped
+		// A shutdown that came before the app began serving missed this
+		// listener: closing it ends the serving loop either way.
+		_ = served.Close()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			tb.Errorf("the app served on %s did not stop within 10 s", addr)
+		}
 	})
 	return Served{URL: "http://" + addr, Addr: addr}, nil
 }
