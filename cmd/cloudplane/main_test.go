@@ -54,7 +54,7 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 		{"unknown email", []string{"apikeys", "create", "--database", db, "--email", "ghost@example.com"}, "ghost@example.com"},
 		{"bad role", []string{"users", "create", "--database", db, "--email", "b@example.com", "--password", "long enough pw", "--role", "root"}, "role"},
 		{"bad quota", []string{"accounts", "update", "--database", db, "--email", "a@example.com", "--filesystem-quota", "many"}, "whole number"},
-		{"unreachable database", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"}, "database unreachable"},
+		{"unreachable database", []string{"migrate", "--database", "postgres://nobody@" + testserver.RefusedAddress(t) + "/none?connect_timeout=2"}, "database unreachable"},
 		{"bad rate limit", []string{"serve", "--database", db, "--rate-limit", "fast"}, "--rate-limit"},
 		{"upload budget below one file", []string{"serve", "--database", db, "--upload-budget", "10/1h"}, "--upload-budget"},
 		{"bad upload budget", []string{"serve", "--database", db, "--upload-budget", "1024"}, "--upload-budget"},

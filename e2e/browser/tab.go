@@ -373,7 +373,7 @@ func (b *Tab) Shot(step string) {
 }
 
 // Save writes the screenshot and returns its path; failures to take one
-// are reported in place of the path, since save also runs when failing.
+// are reported in place of the path, since Save also runs when failing.
 func (b *Tab) Save(step string) string {
 	label := b.Label
 	if label == "" {

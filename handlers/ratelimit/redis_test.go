@@ -242,7 +242,7 @@ func TestRedisServerClock(t *testing.T) {
 
 // Errors reach the caller (which picks fail-open or fail-closed).
 func TestRedisUnreachable(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: testserver.RefusedAddress(t), MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	defer c.Close()
 	l, err := NewRedis(c, "x:", apiQuota)
 	if err != nil {
@@ -258,7 +258,7 @@ func TestRedisUnreachable(t *testing.T) {
 }
 
 func TestNewRedisRejectsBadConfig(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	c := redis.NewClient(&redis.Options{Addr: testserver.RefusedAddress(t)})
 	defer c.Close()
 	if _, err := NewRedis(nil, "x:", apiQuota); err == nil {
 		t.Error("nil client accepted")
