@@ -6,24 +6,26 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"cloudplane/e2e/browser"
 )
 
 // signIn signs o in through the form and waits for the overview.
 func (b *tab) signIn(o owner) {
-	b.t.Helper()
-	b.open("/sign-in")
-	b.fill("main", "^Email$", o.email)
-	b.fill("main", "^Password$", o.password)
-	b.press("main", "^Sign in$")
-	signedIn := fmt.Sprintf("textMatches(%s, %s)", js("#site-header"), js(regexp.QuoteMeta(o.email)))
-	b.waitJS("the header to name "+o.email,
+	b.T.Helper()
+	b.Open("/sign-in")
+	b.Fill("main", "^Email$", o.email)
+	b.Fill("main", "^Password$", o.password)
+	b.Press("main", "^Sign in$")
+	signedIn := fmt.Sprintf("textMatches(%s, %s)", browser.JS("#site-header"), browser.JS(regexp.QuoteMeta(o.email)))
+	b.WaitJS("the header to name "+o.email,
 		signedIn+` || textMatches("main [role=alert]", "too many sign-in attempts")`)
 	var ok bool
-	if err := b.evalJS(signedIn, &ok); err != nil || !ok {
-		b.fail("signing in as %s was refused: %s (all sign-ins come from 127.0.0.1, "+
-			"which may try 20 times a minute)", o.email, b.text("main [role=alert]"))
+	if err := b.EvalJS(signedIn, &ok); err != nil || !ok {
+		b.Fail("signing in as %s was refused: %s (all sign-ins come from 127.0.0.1, "+
+			"which may try 20 times a minute)", o.email, b.Text("main [role=alert]"))
 	}
-	b.ready()
+	b.Ready()
 }
 
 // confirmRowAction clicks the action named by action in the row showing
@@ -31,12 +33,12 @@ func (b *tab) signIn(o owner) {
 // confirms with the dialog's button named by confirm, waiting for the
 // flash that matches flash.
 func (b *tab) confirmRowAction(rowText, action, title, confirm, flash string) {
-	b.t.Helper()
-	b.press(b.rowWith(rowText), action)
-	b.waitText("dialog[open]", title)
-	b.shot("confirm dialog")
-	b.press("dialog[open]", confirm)
-	b.waitText("#flash", flash)
+	b.T.Helper()
+	b.Press(b.RowWith(rowText), action)
+	b.WaitText("dialog[open]", title)
+	b.Shot("confirm dialog")
+	b.Press("dialog[open]", confirm)
+	b.WaitText("#flash", flash)
 }
 
 // A key generated in the dashboard works against the API at once, its
@@ -47,20 +49,20 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	o := s.newOwner(t)
 	b := s.newTab(t)
 	b.signIn(o)
-	b.shot("overview")
+	b.Shot("overview")
 
-	b.navTo("^API keys$")
-	b.waitText("main", "No API keys yet")
-	b.shot("api keys empty")
+	b.NavTo("^API keys$")
+	b.WaitText("main", "No API keys yet")
+	b.Shot("api keys empty")
 
-	b.fill("main", "^Name$", "e2e laptop")
-	b.press("main", "^Generate key$")
-	secret := strings.TrimSpace(b.text("#new-key-secret"))
+	b.Fill("main", "^Name$", "e2e laptop")
+	b.Press("main", "^Generate key$")
+	secret := strings.TrimSpace(b.Text("#new-key-secret"))
 	if !strings.HasPrefix(secret, "cpk_") {
-		b.fail("the new key's secret %q does not start with cpk_", secret)
+		b.Fail("the new key's secret %q does not start with cpk_", secret)
 	}
-	b.rowWith("e2e laptop")
-	b.shot("api key generated")
+	b.RowWith("e2e laptop")
+	b.Shot("api key generated")
 
 	var regions []struct{ Name string }
 	s.api(t, secret, http.MethodGet, "/regions", nil).ok(t, http.StatusOK, &regions)
@@ -71,16 +73,16 @@ func TestAPIKeyLifecycle(t *testing.T) {
 
 	// The list says the key was used (recorded off the request path, so
 	// it may take a moment), and the secret is not shown again.
-	b.reloadUntil("the key's last use is shown",
+	b.ReloadUntil("the key's last use is shown",
 		`(row => !!row && !/Never/.test(document.querySelector(row).querySelector('[data-label="Last used"]').innerText))(rowWith("e2e laptop"))`)
-	if b.has("", "#new-key-secret", "") {
-		b.fail("the secret is shown again after a reload")
+	if b.Has("", "#new-key-secret", "") {
+		b.Fail("the secret is shown again after a reload")
 	}
-	b.shot("api key used")
+	b.Shot("api key used")
 
 	b.confirmRowAction("e2e laptop", "^Revoke", "Revoke “e2e laptop”", "^Revoke key$", "e2e laptop.* revoked")
-	b.waitText("main", "No API keys yet")
-	b.shot("api key revoked")
+	b.WaitText("main", "No API keys yet")
+	b.Shot("api key revoked")
 
 	c := s.api(t, secret, http.MethodGet, "/filesystems", nil)
 	if c.status != http.StatusUnauthorized || c.errorCode() != "global/invalid-api-key" {

@@ -27,14 +27,14 @@ func TestTicketAttachmentUploadDownloadDelete(t *testing.T) {
 
 	b := s.newTab(t)
 	b.signIn(o)
-	b.open("/tickets/" + ticket.ID)
-	b.waitText("#attachments", "No files attached")
-	input := b.find("#attachments", "control", "^Attach a file")
-	b.do("choose the file", chromedp.SetUploadFiles(input, []string{file}))
-	b.press("#attachments", "^Upload$")
-	b.waitText("#flash", "trace.html")
-	b.waitText("#attachments", "trace.html")
-	b.shot("attachment uploaded")
+	b.Open("/tickets/" + ticket.ID)
+	b.WaitText("#attachments", "No files attached")
+	input := b.Find("#attachments", "control", "^Attach a file")
+	b.Do("choose the file", chromedp.SetUploadFiles(input, []string{file}))
+	b.Press("#attachments", "^Upload$")
+	b.WaitText("#flash", "trace.html")
+	b.WaitText("#attachments", "trace.html")
+	b.Shot("attachment uploaded")
 
 	var got struct {
 		Status                     int
@@ -42,7 +42,7 @@ func TestTicketAttachmentUploadDownloadDelete(t *testing.T) {
 	}
 	// The link, followed as the browser would (session cookie, redirect
 	// to the presigned URL); a synchronous request, so evalJS can read it.
-	b.waitValue("the download", `(() => {
+	b.WaitValue("the download", `(() => {
 		const a = document.querySelector("#attachments a[download]");
 		const x = new XMLHttpRequest(); x.open("GET", a.href, false); x.send();
 		return {Status: x.status, Disposition: x.getResponseHeader("Content-Disposition"),
@@ -61,8 +61,8 @@ func TestTicketAttachmentUploadDownloadDelete(t *testing.T) {
 	}
 
 	b.confirmRowAction("trace.html", "^Delete", "Delete “trace.html”", "^Delete attachment$", "deleted")
-	b.waitText("#attachments", "No files attached")
-	b.shot("attachment deleted")
+	b.WaitText("#attachments", "No files attached")
+	b.Shot("attachment deleted")
 	s.api(t, key, http.MethodGet, "/tickets/"+ticket.ID+"/attachments", nil).ok(t, http.StatusOK, &list)
 	if len(list.Attachments) != 0 {
 		t.Fatalf("the API still lists %+v", list.Attachments)

@@ -28,17 +28,17 @@ func TestAuditEventsLoadMore(t *testing.T) {
 	s := need(t)
 	o, b := s.onPage(t, "audit|activity|events")
 	var path string
-	if err := b.evalJS("location.pathname", &path); err != nil {
-		b.fail("read the location: %v", err)
+	if err := b.EvalJS("location.pathname", &path); err != nil {
+		b.Fail("read the location: %v", err)
 	}
-	b.shot("audit log")
+	b.Shot("audit log")
 
 	// More events than a page holds, whatever the page size (up to 500):
 	// each update of the global ruleset is one event.
 	key := s.apiKey(t, o)
-	for generated := 0; !b.has("main", moreKinds, loadMore); generated += 100 {
+	for generated := 0; !b.Has("main", moreKinds, loadMore); generated += 100 {
 		if generated >= 500 {
-			b.fail("after %d events the audit page still offers no %q control", generated, loadMore)
+			b.Fail("after %d events the audit page still offers no %q control", generated, loadMore)
 		}
 		for i := range 100 {
 			rule := firewallRule{Protocol: "tcp", PortRange: []int{22, 22}, SourceNetwork: "0.0.0.0/0",
@@ -46,32 +46,32 @@ func TestAuditEventsLoadMore(t *testing.T) {
 			s.api(t, key, http.MethodPatch, "/firewall-rulesets/global",
 				map[string]any{"rules": []firewallRule{rule}}).ok(t, http.StatusOK, nil)
 		}
-		b.open(path)
+		b.Open(path)
 	}
-	b.shot("audit log first page")
+	b.Shot("audit log first page")
 
-	for pages := 1; b.has("main", moreKinds, loadMore); pages++ {
+	for pages := 1; b.Has("main", moreKinds, loadMore); pages++ {
 		if pages > 20 {
-			b.fail("still offered %q after 20 pages", loadMore)
+			b.Fail("still offered %q after 20 pages", loadMore)
 		}
 		var before int
-		if err := b.evalJS(eventRowsJS, &before); err != nil {
-			b.fail("count the events shown: %v", err)
+		if err := b.EvalJS(eventRowsJS, &before); err != nil {
+			b.Fail("count the events shown: %v", err)
 		}
-		b.do("load more events", chromedp.Click(b.find("main", moreKinds, loadMore)))
-		b.waitJS("more events to be shown", fmt.Sprintf("%s > %d", eventRowsJS, before))
-		b.settled()
+		b.Do("load more events", chromedp.Click(b.Find("main", moreKinds, loadMore)))
+		b.WaitJS("more events to be shown", fmt.Sprintf("%s > %d", eventRowsJS, before))
+		b.Settled()
 		if pages == 1 {
-			b.shot("audit log after load more")
+			b.Shot("audit log after load more")
 		}
 	}
 
 	var shown int
-	if err := b.evalJS(eventRowsJS, &shown); err != nil {
-		b.fail("count the events shown: %v", err)
+	if err := b.EvalJS(eventRowsJS, &shown); err != nil {
+		b.Fail("count the events shown: %v", err)
 	}
 	if want := s.auditEventCount(t, key); shown != want {
-		b.fail("the audit page shows %d events after loading them all, the API has %d", shown, want)
+		b.Fail("the audit page shows %d events after loading them all, the API has %d", shown, want)
 	}
-	b.shot("audit log all loaded")
+	b.Shot("audit log all loaded")
 }

@@ -42,36 +42,36 @@ func (s *suite) completeSetup(t *testing.T) (owner, []navLink) {
 	t.Helper()
 	o := owner{email: "first-owner@example.com", password: password}
 	b := s.newTab(t)
-	b.label = "first-run-setup" // whichever test runs it
+	b.Label = "first-run-setup" // whichever test runs it
 	link, err := url.Parse(s.setup)
 	if err != nil {
 		t.Fatalf("setup link %q: %v", s.setup, err)
 	}
-	if status := b.open(link.Path); status != http.StatusOK {
-		b.fail("the setup link answered %d, want 200", status)
+	if status := b.Open(link.Path); status != http.StatusOK {
+		b.Fail("the setup link answered %d, want 200", status)
 	}
-	b.waitText("main h1", "^Welcome to cloudplane$")
-	b.shot("setup form")
+	b.WaitText("main h1", "^Welcome to cloudplane$")
+	b.Shot("setup form")
 
-	b.fill("main", "^Email$", o.email)
-	b.fill("main", "^Password$", "short")
-	b.fill("main", "^Confirm password$", "short")
-	b.press("main", "^Create account$")
-	b.wantFieldError("main", "^Password$", "at least 10 characters")
-	b.shot("setup short password")
+	b.Fill("main", "^Email$", o.email)
+	b.Fill("main", "^Password$", "short")
+	b.Fill("main", "^Confirm password$", "short")
+	b.Press("main", "^Create account$")
+	b.WantFieldError("main", "^Password$", "at least 10 characters")
+	b.Shot("setup short password")
 
-	b.fill("main", "^Email$", o.email)
-	b.fill("main", "^Password$", o.password)
-	b.fill("main", "^Confirm password$", o.password)
-	b.press("main", "^Create account$")
-	b.waitText("#flash", "Your account is ready")
-	b.waitText("#site-header", regexp.QuoteMeta(o.email))
-	b.waitText("main h1", "^Overview$")
-	b.shot("overview after setup")
+	b.Fill("main", "^Email$", o.email)
+	b.Fill("main", "^Password$", o.password)
+	b.Fill("main", "^Confirm password$", o.password)
+	b.Press("main", "^Create account$")
+	b.WaitText("#flash", "Your account is ready")
+	b.WaitText("#site-header", regexp.QuoteMeta(o.email))
+	b.WaitText("main h1", "^Overview$")
+	b.Shot("overview after setup")
 	var nav []navLink
-	if err := b.evalJS(`Array.from(document.querySelectorAll("#site-header nav a[href]")).
+	if err := b.EvalJS(`Array.from(document.querySelectorAll("#site-header nav a[href]")).
 		map(a => ({Name: nameOf(a), Href: a.getAttribute("href")}))`, &nav); err != nil {
-		b.fail("read the navigation: %v", err)
+		b.Fail("read the navigation: %v", err)
 	}
 	return o, nav
 }
@@ -82,11 +82,11 @@ func TestFirstRunSetup(t *testing.T) {
 
 	b := s.newTab(t)
 	link, _ := url.Parse(s.setup)
-	if status := b.open(link.Path); status != http.StatusNotFound {
-		b.fail("the used setup link answered %d, want 404", status)
+	if status := b.Open(link.Path); status != http.StatusNotFound {
+		b.Fail("the used setup link answered %d, want 404", status)
 	}
-	b.waitText("main", "invalid or has already been used")
-	b.shot("setup link used")
+	b.WaitText("main", "invalid or has already been used")
+	b.Shot("setup link used")
 }
 
 func TestSignInAndOut(t *testing.T) {
@@ -96,33 +96,33 @@ func TestSignInAndOut(t *testing.T) {
 
 	// A page that needs a session sends the visitor to sign in first and
 	// back afterwards.
-	b.open("/api-keys")
-	b.waitJS("the sign-in page", `location.pathname === "/sign-in" && new URLSearchParams(location.search).get("next") === "/api-keys"`)
-	b.shot("sign-in form")
+	b.Open("/api-keys")
+	b.WaitJS("the sign-in page", `location.pathname === "/sign-in" && new URLSearchParams(location.search).get("next") === "/api-keys"`)
+	b.Shot("sign-in form")
 
-	b.fill("main", "^Email$", o.email)
-	b.fill("main", "^Password$", "not the password")
-	b.press("main", "^Sign in$")
-	b.waitText("main [role=alert]", "The email or password is incorrect")
+	b.Fill("main", "^Email$", o.email)
+	b.Fill("main", "^Password$", "not the password")
+	b.Press("main", "^Sign in$")
+	b.WaitText("main [role=alert]", "The email or password is incorrect")
 	var kept string
-	if err := b.evalJS(`document.querySelector("main input[type=password]").value`, &kept); err != nil || kept != "" {
-		b.fail("the refused password is given back in the form (%q, %v)", kept, err)
+	if err := b.EvalJS(`document.querySelector("main input[type=password]").value`, &kept); err != nil || kept != "" {
+		b.Fail("the refused password is given back in the form (%q, %v)", kept, err)
 	}
-	b.shot("wrong password")
+	b.Shot("wrong password")
 
-	b.fill("main", "^Password$", o.password)
-	b.press("main", "^Sign in$")
-	b.waitText("#site-header", regexp.QuoteMeta(o.email))
-	b.waitJS("the page asked for before signing in", `location.pathname === "/api-keys"`)
-	b.waitText("main h1", "^API keys$")
-	b.shot("signed in")
+	b.Fill("main", "^Password$", o.password)
+	b.Press("main", "^Sign in$")
+	b.WaitText("#site-header", regexp.QuoteMeta(o.email))
+	b.WaitJS("the page asked for before signing in", `location.pathname === "/api-keys"`)
+	b.WaitText("main h1", "^API keys$")
+	b.Shot("signed in")
 
-	b.ready()
-	b.press("#site-header", "^Sign out$")
-	b.waitText("main", "You have signed out")
-	b.waitJS("the header without a user", `!/Sign out/.test(document.getElementById("site-header").innerText)`)
-	b.shot("signed out")
+	b.Ready()
+	b.Press("#site-header", "^Sign out$")
+	b.WaitText("main", "You have signed out")
+	b.WaitJS("the header without a user", `!/Sign out/.test(document.getElementById("site-header").innerText)`)
+	b.Shot("signed out")
 
-	b.open("/")
-	b.waitJS("the sign-in page", `location.pathname === "/sign-in"`)
+	b.Open("/")
+	b.WaitJS("the sign-in page", `location.pathname === "/sign-in"`)
 }

@@ -11,14 +11,16 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"cloudplane/e2e/browser"
 )
 
 // location is the tab's path and query.
 func (b *tab) location() string {
-	b.t.Helper()
+	b.T.Helper()
 	var loc string
-	if err := b.evalJS("location.pathname + location.search", &loc); err != nil {
-		b.fail("read the location: %v", err)
+	if err := b.EvalJS("location.pathname + location.search", &loc); err != nil {
+		b.Fail("read the location: %v", err)
 	}
 	return loc
 }
@@ -26,14 +28,14 @@ func (b *tab) location() string {
 // fetchText fetches path from the page, with its cookies, and returns the
 // body: what a download link would save.
 func (b *tab) fetchText(path string) string {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	b.T.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, stepTimeout)
 	defer cancel()
 	body, err := chromedp.Run(ctx, chromedp.Evaluate[string](
-		fmt.Sprintf(`fetch(%s).then(r => r.ok ? r.text() : Promise.reject(new Error("HTTP " + r.status)))`, js(path)),
+		fmt.Sprintf(`fetch(%s).then(r => r.ok ? r.text() : Promise.reject(new Error("HTTP " + r.status)))`, browser.JS(path)),
 		chromedp.EvalAwaitPromise))
 	if err != nil {
-		b.fail("fetch %s: %v", path, err)
+		b.Fail("fetch %s: %v", path, err)
 	}
 	return body
 }
@@ -46,29 +48,29 @@ func TestGenerateKeyPairThenReload(t *testing.T) {
 	o := s.newOwner(t)
 	b := s.newTab(t)
 	b.signIn(o)
-	b.navTo("^SSH keys$")
-	b.fill("main", "^Name$", "e2e pair")
-	b.press("main", "^Generate a key pair$")
-	b.waitText("main", "Save the private key now")
-	b.settled()
-	b.shot("key pair generated")
+	b.NavTo("^SSH keys$")
+	b.Fill("main", "^Name$", "e2e pair")
+	b.Press("main", "^Generate a key pair$")
+	b.WaitText("main", "Save the private key now")
+	b.Settled()
+	b.Shot("key pair generated")
 	if loc := b.location(); loc != "/ssh-keys" {
-		b.fail("after generating, the address is %q, want /ssh-keys", loc)
+		b.Fail("after generating, the address is %q, want /ssh-keys", loc)
 	}
-	b.do("reload", chromedp.Reload())
-	b.ready()
+	b.Do("reload", chromedp.Reload())
+	b.Ready()
 	if loc := b.location(); loc != "/ssh-keys" {
-		b.fail("after the reload, the address is %q", loc)
+		b.Fail("after the reload, the address is %q", loc)
 	}
-	b.waitText("main", "e2e pair")
+	b.WaitText("main", "e2e pair")
 	var shown bool
-	if err := b.evalJS(`!!document.getElementById("private-key") || /Save the private key now|PRIVATE KEY/.test(document.querySelector("main").innerText)`, &shown); err != nil || shown {
-		b.fail("the reload shows the private key again (%v)", err)
+	if err := b.EvalJS(`!!document.getElementById("private-key") || /Save the private key now|PRIVATE KEY/.test(document.querySelector("main").innerText)`, &shown); err != nil || shown {
+		b.Fail("the reload shows the private key again (%v)", err)
 	}
-	if n := len(b.findAll("main", "tbody tr", "e2e pair")); n != 1 {
-		b.fail("%d keys named e2e pair after the reload, want 1", n)
+	if n := len(b.FindAll("main", "tbody tr", "e2e pair")); n != 1 {
+		b.Fail("%d keys named e2e pair after the reload, want 1", n)
 	}
-	b.shot("ssh keys after reload")
+	b.Shot("ssh keys after reload")
 }
 
 // With the browser in another time zone, times read in it (the UTC time
@@ -78,10 +80,10 @@ func TestTimesInTheViewersZone(t *testing.T) {
 	o := s.newOwner(t)
 	b := s.newTab(t)
 	const zone = "Asia/Kolkata" // UTC+5:30 all year: never the same as UTC
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	ctx, cancel := context.WithTimeout(b.Ctx, stepTimeout)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone}); err != nil {
-		b.fail("set the time zone: %v", err)
+		b.Fail("set the time zone: %v", err)
 	}
 	loc, err := time.LoadLocation(zone)
 	if err != nil {
@@ -89,9 +91,9 @@ func TestTimesInTheViewersZone(t *testing.T) {
 	}
 	b.signIn(o)
 	check := func(where string) {
-		b.t.Helper()
+		b.T.Helper()
 		var times []struct{ Datetime, Text, Title string }
-		b.waitValue("converted times on "+where, `(() => {
+		b.WaitValue("converted times on "+where, `(() => {
   const ts = Array.from(document.querySelectorAll("main time[datetime]"));
   if (!ts.length || ts.some(t => !t.dataset.localised)) return null;
   return ts.map(t => ({Datetime: t.getAttribute("datetime"), Text: t.textContent, Title: t.title}));
@@ -99,20 +101,20 @@ func TestTimesInTheViewersZone(t *testing.T) {
 		for _, tm := range times {
 			at, err := time.Parse(time.RFC3339, tm.Datetime)
 			if err != nil {
-				b.fail("datetime %q: %v", tm.Datetime, err)
+				b.Fail("datetime %q: %v", tm.Datetime, err)
 			}
 			local := at.In(loc).Format("2 Jan 2006, 15:04:05")
 			utc := at.UTC().Format("2 Jan 2006, 15:04:05 UTC")
 			if !strings.HasPrefix(tm.Text, local) || strings.HasSuffix(tm.Text, "UTC") || tm.Title != utc {
-				b.fail("on %s, %s reads %q (title %q); want %s in %s, with %q as its title", where, tm.Datetime, tm.Text, tm.Title, local, zone, utc)
+				b.Fail("on %s, %s reads %q (title %q); want %s in %s, with %q as its title", where, tm.Datetime, tm.Text, tm.Title, local, zone, utc)
 			}
 		}
 	}
-	b.open("/")
+	b.Open("/")
 	check("the overview, loaded whole")
-	b.navTo("^Audit log$") // a boosted link: htmx swaps the page in
+	b.NavTo("^Audit log$") // a boosted link: htmx swaps the page in
 	check("the audit log, swapped in")
-	b.shot("times in Asia/Kolkata")
+	b.Shot("times in Asia/Kolkata")
 }
 
 // The audit log shows the newest event first, the oldest first on
@@ -126,39 +128,39 @@ func TestAuditLogOrderFiltersAndExport(t *testing.T) {
 	for _, name := range []string{"e2e-first", "e2e-middle", "e2e-last"} {
 		s.api(t, key, http.MethodPost, "/ssh-keys", map[string]any{"name": name}).ok(t, http.StatusOK, nil)
 	}
-	b.navTo("^Audit log$")
-	first := func() string { return b.text("main tbody tr:first-child summary") }
+	b.NavTo("^Audit log$")
+	first := func() string { return b.Text("main tbody tr:first-child summary") }
 	if got := first(); !strings.Contains(got, "e2e-last") {
-		b.fail("the first event reads %q, want the newest (e2e-last)", got)
+		b.Fail("the first event reads %q, want the newest (e2e-last)", got)
 	}
-	b.shot("audit newest first")
-	b.press("main", "^Show oldest first$")
-	b.waitText("main", "Show newest first")
-	b.settled()
+	b.Shot("audit newest first")
+	b.Press("main", "^Show oldest first$")
+	b.WaitText("main", "Show newest first")
+	b.Settled()
 	if got := first(); !strings.Contains(got, "User created") {
-		b.fail("oldest first, the first event reads %q, want the user's creation", got)
+		b.Fail("oldest first, the first event reads %q, want the user's creation", got)
 	}
 
-	b.fill("main", "^Text in details", "E2E-MIDDLE")
-	b.press("main", "^Filter$")
-	b.waitJS("the filter to apply", `location.search.includes("text=E2E-MIDDLE")`)
-	b.settled()
-	if n := len(b.findAll("main", "tbody tr", ".")); n != 1 || !strings.Contains(first(), "e2e-middle") {
-		b.fail("the text filter shows %d events, first %q; want e2e-middle alone", n, first())
+	b.Fill("main", "^Text in details", "E2E-MIDDLE")
+	b.Press("main", "^Filter$")
+	b.WaitJS("the filter to apply", `location.search.includes("text=E2E-MIDDLE")`)
+	b.Settled()
+	if n := len(b.FindAll("main", "tbody tr", ".")); n != 1 || !strings.Contains(first(), "e2e-middle") {
+		b.Fail("the text filter shows %d events, first %q; want e2e-middle alone", n, first())
 	}
 	if !strings.Contains(b.location(), "order=oldest") {
-		b.fail("filtering dropped the order: %s", b.location())
+		b.Fail("filtering dropped the order: %s", b.location())
 	}
-	b.shot("audit filtered")
+	b.Shot("audit filtered")
 
 	var href string
-	b.waitValue("the CSV link", `(find("main", "a[href]", "^CSV$") && document.querySelector(find("main", "a[href]", "^CSV$")).getAttribute("href")) || ""`, &href)
+	b.WaitValue("the CSV link", `(find("main", "a[href]", "^CSV$") && document.querySelector(find("main", "a[href]", "^CSV$")).getAttribute("href")) || ""`, &href)
 	rows, err := csv.NewReader(strings.NewReader(b.fetchText(href))).ReadAll()
 	if err != nil || len(rows) != 2 || !strings.Contains(strings.Join(rows[1], ","), "e2e-middle") {
-		b.fail("the CSV export of the filtered view: %v, %v", rows, err)
+		b.Fail("the CSV export of the filtered view: %v, %v", rows, err)
 	}
 	jsonl := strings.TrimSpace(b.fetchText(strings.Replace(href, "format=csv", "format=jsonl", 1)))
 	if strings.Count(jsonl, "\n") != 0 || !strings.Contains(jsonl, `"name":"e2e-middle"`) {
-		b.fail("the JSON lines export of the filtered view: %s", jsonl)
+		b.Fail("the JSON lines export of the filtered view: %s", jsonl)
 	}
 }

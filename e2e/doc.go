@@ -1,7 +1,10 @@
 // Package e2e holds the end-to-end tests: the real cloudplane binary,
-// built once and started with `serve` on a fresh SQLite file, driven by a
-// real headless Chromium through chromedp, with the API checked over
-// net/http beside it. The package has tests only; this file documents it.
+// built once and started with `serve` on a fresh SQLite file (a fresh
+// PostgreSQL database when CLOUDPLANE_TEST_POSTGRES_URL is set) through
+// handlers/testserver, driven by a real headless Chromium through the
+// harness in e2e/browser (which e2e/tickets uses too), with the API
+// checked over net/http beside it. The package has tests only; this file
+// documents it.
 //
 // Running: `go test ./e2e/ -v` (part of `go test ./...`). The tests skip,
 // saying why, when no chromium or google-chrome is on PATH, when
@@ -10,19 +13,17 @@
 // cookies) and, apart from the first-run setup, its own owner and account
 // created with `cloudplane users create`, so tests do not see each other's
 // resources. Every page a flow visits is saved as a full-page PNG, 1280
-// CSS pixels wide, in $CLOUDPLANE_E2E_SHOTS or else
-// $TMPDIR/cloudplane-e2e-<time>; the server's log is saved there too.
+// CSS pixels wide, in $CLOUDPLANE_E2E_SHOTS or else a new
+// $TMPDIR/cloudplane-e2e-shots-*; the server's log is saved there too.
 //
 // Finding things: flows find controls by their label, buttons and links
 // by their accessible name, navigation by the header's nav links, and
 // check results through text a person reads (flash, field errors, table
 // rows) and through the API. They do not depend on CSS classes or layout.
 //
-// Pages still being built elsewhere (filesystems, firewall, instances,
-// audit log) have flows here already. Each first looks for its page (a
-// nav link whose text matches, else its likely routes); while none
-// exists it skips with "page not present yet". Once the page lands the
-// flow runs, and expects what WEB.md asks of every page:
+// Each page's flow follows the header's nav link to it; a page missing
+// from the nav fails the flow, it is never skipped. The flows expect
+// what WEB.md asks of every page:
 //
 //   - Filesystems (nav "Filesystems"): a form with controls labelled
 //     "Name" and "Region" and a submit button whose name says "Create";

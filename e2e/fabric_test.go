@@ -11,28 +11,28 @@ import (
 func TestFabricPartitionLifecycle(t *testing.T) {
 	s := need(t)
 	o, b := s.onPage(t, "^Fabric partitions$")
-	b.waitText("main", "No fabric partitions yet")
-	b.shot("fabric partitions empty")
+	b.WaitText("main", "No fabric partitions yet")
+	b.Shot("fabric partitions empty")
 
-	b.fill("main", "^Name", "Upper-Case")
-	b.choose("main", "^Region", "^us-east-1$")
-	b.press("main", "^Create")
-	b.wantFieldError("main", "^Name", "lower-case")
+	b.Fill("main", "^Name", "Upper-Case")
+	b.Choose("main", "^Region", "^us-east-1$")
+	b.Press("main", "^Create")
+	b.WantFieldError("main", "^Name", "lower-case")
 
-	b.fill("main", "^Name", "e2e-training")
-	b.choose("main", "^Region", "^us-east-1$")
-	b.press("main", "^Create")
-	b.waitText("#flash", "e2e-training")
-	b.rowWith("e2e-training")
-	b.shot("fabric partition created")
+	b.Fill("main", "^Name", "e2e-training")
+	b.Choose("main", "^Region", "^us-east-1$")
+	b.Press("main", "^Create")
+	b.WaitText("#flash", "e2e-training")
+	b.RowWith("e2e-training")
+	b.Shot("fabric partition created")
 
-	b.press(b.rowWith("e2e-training"), "^Rename")
-	b.waitText("dialog[open]", "Rename “e2e-training”")
-	b.fill("dialog[open]", "^New name", "e2e-inference")
-	b.shot("rename dialog")
-	b.press("dialog[open]", "^Rename partition")
-	b.waitText("#flash", "e2e-inference")
-	b.rowWith("e2e-inference")
+	b.Press(b.RowWith("e2e-training"), "^Rename")
+	b.WaitText("dialog[open]", "Rename “e2e-training”")
+	b.Fill("dialog[open]", "^New name", "e2e-inference")
+	b.Shot("rename dialog")
+	b.Press("dialog[open]", "^Rename partition")
+	b.WaitText("#flash", "e2e-inference")
+	b.RowWith("e2e-inference")
 
 	// The API answers for the partition under its new name.
 	key := s.apiKey(t, o)
@@ -40,13 +40,13 @@ func TestFabricPartitionLifecycle(t *testing.T) {
 		ID, Name string
 		Region   struct{ Name string }
 	}
-	id := b.try(`(row => row && document.querySelector(row + " a[href$='/rename']").getAttribute("href").split("/")[2])(rowWith("e2e-inference"))`)
+	id := b.Try(`(row => row && document.querySelector(row + " a[href$='/rename']").getAttribute("href").split("/")[2])(rowWith("e2e-inference"))`)
 	s.api(t, key, http.MethodPost, "/fabric/"+id, map[string]string{"name": "e2e-inference"}).ok(t, http.StatusOK, &renamed)
 	if renamed.Name != "e2e-inference" || renamed.Region.Name != "us-east-1" {
 		t.Errorf("the API answers %+v, want e2e-inference in us-east-1", renamed)
 	}
 
 	b.confirmRowAction("e2e-inference", "^Delete", "Delete “e2e-inference”", "^Delete partition", "e2e-inference.*deleted")
-	b.waitText("main", "No fabric partitions yet")
+	b.WaitText("main", "No fabric partitions yet")
 	s.api(t, key, http.MethodDelete, "/fabric/"+id, nil).ok(t, http.StatusNotFound, nil)
 }

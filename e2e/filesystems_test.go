@@ -10,20 +10,20 @@ import (
 func TestFilesystemCreate(t *testing.T) {
 	s := need(t)
 	o, b := s.onPage(t, "^Filesystems$")
-	b.shot("filesystems empty")
+	b.Shot("filesystems empty")
 
-	b.fill("main", "^Name", "1-starts-with-a-digit")
-	b.choose("main", "^Region", "^us-east-1$")
-	b.press("main", "^Create")
-	b.wantFieldError("main", "^Name", "must start with a letter")
-	b.shot("filesystem name refused")
+	b.Fill("main", "^Name", "1-starts-with-a-digit")
+	b.Choose("main", "^Region", "^us-east-1$")
+	b.Press("main", "^Create")
+	b.WantFieldError("main", "^Name", "must start with a letter")
+	b.Shot("filesystem name refused")
 
-	b.fill("main", "^Name", "e2e-datasets")
-	b.choose("main", "^Region", "^us-east-1$")
-	b.press("main", "^Create")
-	b.waitText("#flash", "e2e-datasets")
-	b.rowWith("e2e-datasets")
-	b.shot("filesystem created")
+	b.Fill("main", "^Name", "e2e-datasets")
+	b.Choose("main", "^Region", "^us-east-1$")
+	b.Press("main", "^Create")
+	b.WaitText("#flash", "e2e-datasets")
+	b.RowWith("e2e-datasets")
+	b.Shot("filesystem created")
 
 	key := s.apiKey(t, o)
 	var list []struct {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"cloudplane/e2e/browser"
 )
 
 // A rule added to the global ruleset with a private source network is
@@ -15,39 +17,39 @@ import (
 func TestGlobalFirewallRuleset(t *testing.T) {
 	s := need(t)
 	o, b := s.onPage(t, "firewall")
-	b.shot("firewall")
+	b.Shot("firewall")
 	b.openGlobalRuleset()
 
 	row := b.emptyRuleRow()
-	b.choose(row, "protocol", "^tcp$")
-	ports := b.findAll(row, "control", "port")
+	b.Choose(row, "protocol", "^tcp$")
+	ports := b.FindAll(row, "control", "port")
 	if len(ports) == 0 || len(ports) > 2 {
-		b.fail("the new rule row has %d controls labelled port, want 1 (a range) or 2 (from, to)", len(ports))
+		b.Fail("the new rule row has %d controls labelled port, want 1 (a range) or 2 (from, to)", len(ports))
 	}
 	for _, p := range ports {
-		b.typeInto(p, "8080")
+		b.TypeInto(p, "8080")
 	}
-	b.fill(row, "source", "10.0.0.0/8")
-	b.fill(row, "description", "e2e web")
-	form := b.try(fmt.Sprintf("formOf(%s)", js(row)))
+	b.Fill(row, "source", "10.0.0.0/8")
+	b.Fill(row, "description", "e2e web")
+	form := b.Try(fmt.Sprintf("formOf(%s)", browser.JS(row)))
 	if form == "" {
-		b.fail("the rule row is not in a form")
+		b.Fail("the rule row is not in a form")
 	}
-	b.shot("rule added")
-	b.press(form, "^(save|update|apply)")
-	b.fieldError("main", "source")
-	b.waitText("main", "not a public network")
-	b.shot("private source refused")
+	b.Shot("rule added")
+	b.Press(form, "^(save|update|apply)")
+	b.FieldError("main", "source")
+	b.WaitText("main", "not a public network")
+	b.Shot("private source refused")
 
 	// The form comes back with the refused rule in it: correct it.
-	bad := b.try(`(all("main", "control", "source").filter(el => el.value === "10.0.0.0/8").map(mark)[0] || "")`)
+	bad := b.Try(`(all("main", "control", "source").filter(el => el.value === "10.0.0.0/8").map(mark)[0] || "")`)
 	if bad == "" {
-		b.fail("the refused rule is not given back in the form")
+		b.Fail("the refused rule is not given back in the form")
 	}
-	b.typeInto(chromedp.CSS(bad), "203.0.113.0/24")
-	b.press(b.try(fmt.Sprintf("formOf(%s)", js(bad))), "^(save|update|apply)")
-	b.waitJS("the flash after saving", `!!document.querySelector("#flash [role=status]")`)
-	b.shot("global ruleset saved")
+	b.TypeInto(chromedp.CSS(bad), "203.0.113.0/24")
+	b.Press(b.Try(fmt.Sprintf("formOf(%s)", browser.JS(bad))), "^(save|update|apply)")
+	b.WaitJS("the flash after saving", `!!document.querySelector("#flash [role=status]")`)
+	b.Shot("global ruleset saved")
 
 	var global struct{ Rules []firewallRule }
 	s.api(t, s.apiKey(t, o), http.MethodGet, "/firewall-rulesets/global", nil).ok(t, http.StatusOK, &global)
@@ -73,49 +75,49 @@ type firewallRule struct {
 // ruleset's editor, a link or button named for it or leading to an
 // address with "global" in it, unless the page is that editor already.
 func (b *tab) openGlobalRuleset() {
-	b.t.Helper()
-	sel := b.try(`find("main", "a[href],button,[hx-get]", "global")`)
+	b.T.Helper()
+	sel := b.Try(`find("main", "a[href],button,[hx-get]", "global")`)
 	if sel == "" {
-		sel = b.try(`linkTo("main", "global")`)
+		sel = b.Try(`linkTo("main", "global")`)
 	}
 	switch {
-	case sel == "" && b.has("main", "control", "source"):
+	case sel == "" && b.Has("main", "control", "source"):
 		return // the rules on the page are the global ones
 	case sel == "":
-		b.fail("the firewall page has no rule editor and no link or button to the global ruleset")
+		b.Fail("the firewall page has no rule editor and no link or button to the global ruleset")
 	}
 	var current bool
-	if err := b.evalJS(fmt.Sprintf(`document.querySelector(%s).getAttribute("aria-current") === "page"`, js(sel)), &current); err != nil {
-		b.fail("read the global ruleset link: %v", err)
+	if err := b.EvalJS(fmt.Sprintf(`document.querySelector(%s).getAttribute("aria-current") === "page"`, browser.JS(sel)), &current); err != nil {
+		b.Fail("read the global ruleset link: %v", err)
 	}
 	if current {
 		return
 	}
 	var before string
-	if err := b.evalJS("location.href", &before); err != nil {
-		b.fail("read the location: %v", err)
+	if err := b.EvalJS("location.href", &before); err != nil {
+		b.Fail("read the location: %v", err)
 	}
-	b.do("open the global ruleset", chromedp.Click(chromedp.CSS(sel)))
-	b.waitJS("the global ruleset's page", fmt.Sprintf("location.href !== %s", js(before)))
-	b.ready()
-	b.settled()
-	b.shot("global ruleset")
+	b.Do("open the global ruleset", chromedp.Click(chromedp.CSS(sel)))
+	b.WaitJS("the global ruleset's page", fmt.Sprintf("location.href !== %s", browser.JS(before)))
+	b.Ready()
+	b.Settled()
+	b.Shot("global ruleset")
 }
 
 // emptyRuleRow returns the row of the rule editor to type a new rule
 // into: an empty row when the form offers one, else the row that "Add
 // rule" adds.
 func (b *tab) emptyRuleRow() string {
-	b.t.Helper()
-	if sel := b.try(`(all("main", "control", "source").filter(el => el.value === "").map(mark)[0] || "")`); sel != "" {
-		return b.try(fmt.Sprintf("rowOf(%s, %s)", js(sel), js("source")))
+	b.T.Helper()
+	if sel := b.Try(`(all("main", "control", "source").filter(el => el.value === "").map(mark)[0] || "")`); sel != "" {
+		return b.Try(fmt.Sprintf("rowOf(%s, %s)", browser.JS(sel), browser.JS("source")))
 	}
-	before := len(b.findAll("main", "control", "source"))
-	b.press("main", "^add( a)? rule")
-	b.waitJS("a new rule row", fmt.Sprintf(`all("main", "control", "source").length > %d`, before))
-	sel := b.try(`(all("main", "control", "source").filter(el => el.value === "").map(mark)[0] || "")`)
+	before := len(b.FindAll("main", "control", "source"))
+	b.Press("main", "^add( a)? rule")
+	b.WaitJS("a new rule row", fmt.Sprintf(`all("main", "control", "source").length > %d`, before))
+	sel := b.Try(`(all("main", "control", "source").filter(el => el.value === "").map(mark)[0] || "")`)
 	if sel == "" {
-		b.fail("Add rule added no empty row")
+		b.Fail("Add rule added no empty row")
 	}
-	return b.try(fmt.Sprintf("rowOf(%s, %s)", js(sel), js("source")))
+	return b.Try(fmt.Sprintf("rowOf(%s, %s)", browser.JS(sel), browser.JS("source")))
 }

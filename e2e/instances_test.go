@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+
+	"cloudplane/e2e/browser"
 )
 
 // An instance launched from the dashboard boots (the server is started
@@ -15,33 +17,33 @@ func TestInstanceLaunchAndTerminate(t *testing.T) {
 	// A launch needs an SSH key; the keys page is not what this tests.
 	key := s.apiKey(t, o)
 	s.api(t, key, http.MethodPost, "/ssh-keys", map[string]string{"name": "e2e-key"}).ok(t, http.StatusOK, nil)
-	b.open("/instances")
-	b.shot("instances empty")
+	b.Open("/instances")
+	b.Shot("instances empty")
 
-	if !b.has("main", "control", "^region") {
-		b.press("main", "^launch")
+	if !b.Has("main", "control", "^region") {
+		b.Press("main", "^launch")
 	}
-	form := b.try(fmt.Sprintf("formOf(%s)", js(string(b.find("main", "control", "^region")))))
+	form := b.Try(fmt.Sprintf("formOf(%s)", browser.JS(string(b.Find("main", "control", "^region")))))
 	if form == "" {
-		b.fail("the region control is not in a form")
+		b.Fail("the region control is not in a form")
 	}
-	b.choose(form, "instance type", "gpu_1x_a10$")
-	b.choose(form, "region", "^us-east-1$")
-	b.choose(form, "ssh key", "^e2e-key$")
-	b.fill(form, "^(instance )?name", "e2e-box")
-	b.shot("launch form")
-	b.press(form, "^launch")
-	b.waitText("#flash", "e2e-box|launch")
-	b.rowWith("e2e-box")
-	b.shot("instance launched")
+	b.Choose(form, "instance type", "gpu_1x_a10$")
+	b.Choose(form, "region", "^us-east-1$")
+	b.Choose(form, "ssh key", "^e2e-key$")
+	b.Fill(form, "^(instance )?name", "e2e-box")
+	b.Shot("launch form")
+	b.Press(form, "^launch")
+	b.WaitText("#flash", "e2e-box|launch")
+	b.RowWith("e2e-box")
+	b.Shot("instance launched")
 	id := instanceID(t, s, key, "e2e-box")
 
-	b.reloadUntil("the instance is active",
+	b.ReloadUntil("the instance is active",
 		`(row => !!row && /active|running/i.test(document.querySelector(row).innerText))(rowWith("e2e-box"))`)
-	b.shot("instance active")
+	b.Shot("instance active")
 
 	b.confirmRowAction("e2e-box", "^terminate", "e2e-box", "^terminate", "e2e-box|terminat")
-	b.shot("instance terminated")
+	b.Shot("instance terminated")
 
 	var got struct{ Status string }
 	s.api(t, key, http.MethodGet, "/instances/"+id, nil).ok(t, http.StatusOK, &got)

@@ -4,20 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"cloudplane/e2e/browser"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
-// stepTimeout bounds one browser step or one wait. It is generous: the
-// suite must pass on a loaded two-core CI machine.
-const stepTimeout = 30 * time.Second
+// stepTimeout bounds one browser step or one wait.
+const stepTimeout = browser.StepTimeout
 
 // The suite is started by the first test that needs it, not in
 // TestMain: `go test` records the environment variables and files a test
@@ -34,14 +31,22 @@ var (
 
 type suite struct {
 	bin     string // the cloudplane binary
-	db      string // its SQLite file, shared with the CLI
+	db      string // its database, shared with the CLI
 	base    string // http://127.0.0.1:<port>
-	shots   string // where screenshots go
+	shots   *browser.Shots
 	setup   string // the first-run setup link from the server's log
 	browser context.Context
+}
 
-	mu      sync.Mutex
-	shotSeq map[string]int // screenshots taken, by label
+// tab is a browser tab on the suite's server, with the flows' own steps.
+type tab struct {
+	*browser.Tab
+	s *suite
+}
+
+func (s *suite) newTab(t *testing.T) *tab {
+	t.Helper()
+	return &tab{Tab: browser.NewTab(t, s.browser, s.base, s.shots), s: s}
 }
 
 func TestMain(m *testing.M) {
@@ -58,12 +63,12 @@ func need(t *testing.T) *suite {
 	t.Helper()
 	startOnce.Do(func() {
 		var chrome string
-		if chrome, skip = findBrowser(); skip != "" {
+		if chrome, skip = browser.Find(); skip != "" {
 			return
 		}
 		env, stopAll, startErr = start(chrome)
 		if startErr == nil {
-			fmt.Printf("e2e: server %s on %s, screenshots and server log in %s\n", env.base, modelstest.Backend(), env.shots)
+			fmt.Printf("e2e: server %s on %s, screenshots and server log in %s\n", env.base, modelstest.Backend(), env.shots.Dir)
 		}
 	})
 	switch {
@@ -73,23 +78,6 @@ func need(t *testing.T) *suite {
 		t.Fatalf("e2e: could not start: %v", startErr)
 	}
 	return env
-}
-
-// findBrowser returns the browser to drive, or why the suite skips.
-func findBrowser() (path, skip string) {
-	switch {
-	case os.Getenv("CLOUDPLANE_E2E") == "off":
-		return "", "end-to-end tests are off (CLOUDPLANE_E2E=off)"
-	case testing.Short():
-		return "", "end-to-end tests skipped in -short mode"
-	}
-	for _, name := range []string{"chromium", "google-chrome", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, ""
-		}
-	}
-	return "", "no browser for end-to-end tests: install chromium (apt-get install chromium) " +
-		"or put google-chrome on PATH; CLOUDPLANE_E2E=off skips them quietly"
 }
 
 // start builds and starts the server (testserver.Build hashes the
@@ -107,42 +95,31 @@ func start(chrome string) (*suite, func(), error) {
 		return nil, cleanup, err
 	}
 	stops = append(stops, func() { _ = os.RemoveAll(work) })
-	s := &suite{db: filepath.Join(work, "e2e.db")}
-	// Like the other suites, run on PostgreSQL when it is asked for.
-	if base := strings.TrimSpace(os.Getenv(modelstest.PostgresEnv)); base != "" {
-		dsn, drop, err := modelstest.CreatePostgresDB(base)
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("%s: %w", modelstest.PostgresEnv, err)
-		}
-		stops = append(stops, func() { _ = drop() }) // after the server has stopped
-		s.db = dsn
+	// Like the other suites, on PostgreSQL when it is asked for.
+	s := &suite{}
+	db, drop, err := testserver.FreshDatabase(work, testserver.PostgresURL(), modelstest.CreatePostgresDB)
+	if err != nil {
+		return nil, cleanup, fmt.Errorf("%s: %w", testserver.PostgresEnv, err)
 	}
-	if s.shots, err = shotsDir(); err != nil {
+	stops = append(stops, func() { _ = drop() }) // after the server has stopped
+	s.db = db
+	if s.shots, err = browser.NewShots("e2e"); err != nil {
 		return nil, cleanup, err
 	}
 	if s.bin, err = testserver.Build(); err != nil {
 		return nil, cleanup, err
 	}
-	srv, setup, stop, err := startServer(s.db, filepath.Join(s.shots, "server.log"))
+	srv, setup, stop, err := startServer(s.db, filepath.Join(s.shots.Dir, "server.log"))
 	stops = append(stops, stop)
 	if err != nil {
 		return nil, cleanup, err
 	}
 	s.base, s.setup = srv.URL, setup
-	browser, stop, err := startBrowser(chrome, work)
+	b, stop, err := browser.Start(chrome, work)
 	stops = append(stops, stop)
 	if err != nil {
 		return nil, cleanup, err
 	}
-	s.browser = browser
+	s.browser = b
 	return s, cleanup, nil
-}
-
-// shotsDir is $CLOUDPLANE_E2E_SHOTS, or a new folder named by the time.
-func shotsDir() (string, error) {
-	dir := os.Getenv("CLOUDPLANE_E2E_SHOTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "cloudplane-e2e-"+time.Now().Format("20060102-150405"))
-	}
-	return dir, os.MkdirAll(dir, 0o755)
 }

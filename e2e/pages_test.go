@@ -12,6 +12,6 @@ func (s *suite) onPage(t *testing.T, nav string) (owner, *tab) {
 	o := s.newOwner(t)
 	b := s.newTab(t)
 	b.signIn(o)
-	b.navTo(nav)
+	b.NavTo(nav)
 	return o, b
 }

@@ -2,7 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"cloudplane/testserver"
+	"cloudplane/e2e/browser"
+	"cloudplane/handlers/testserver"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -26,19 +26,14 @@ var setupLine = regexp.MustCompile(`url=(http://\S+/setup/[0-9a-f]+)`)
 // the first-run setup link from its log. stop ends it and writes its log
 // to logPath.
 func startServer(db, logPath string) (srv *testserver.Server, setup string, stop func(), err error) {
-	srv, err = testserver.Launch(nil, "--database", db,
-		"--rate-limit", "off", "--launch-rate-limit", "off", "--instance-boot-time", "2s")
+	srv, err = testserver.Launch(testserver.Options{Database: db, Args: []string{
+		"--rate-limit", "off", "--launch-rate-limit", "off", "--instance-boot-time", "2s"}})
 	if srv == nil {
 		return nil, "", func() {}, err
 	}
 	stop = func() {
-		// Drain as an operator's SIGTERM does; Close kills what is left.
-		_ = srv.Cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-srv.Done():
-		case <-time.After(30 * time.Second):
-		}
-		srv.Close()
+		// Drain as an operator's SIGTERM does; what is left is killed.
+		_ = srv.Terminate(30 * time.Second)
 		_ = os.WriteFile(logPath, []byte(srv.Logs()), 0o644)
 	}
 	if err != nil {
@@ -83,7 +78,7 @@ var owners atomic.Int64
 func (s *suite) newOwner(t *testing.T) owner {
 	t.Helper()
 	s.firstOwner(t)
-	o := owner{email: fmt.Sprintf("%s-%d@example.com", slug(t.Name()), owners.Add(1)), password: password}
+	o := owner{email: fmt.Sprintf("%s-%d@example.com", browser.Slug(t.Name()), owners.Add(1)), password: password}
 	s.cli(t, "users", "create", "--email", o.email, "--password", o.password)
 	return o
 }
@@ -98,13 +93,6 @@ func (s *suite) apiKey(t *testing.T, o owner) string {
 		t.Fatalf("apikeys create printed no key on its last line:\n%s", out)
 	}
 	return key
-}
-
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// slug makes a test or step name usable in file names and emails.
-func slug(s string) string {
-	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
 var errSetupNotDone = errors.New("the first-run setup did not finish (see the first test that ran it)")

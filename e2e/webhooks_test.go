@@ -17,61 +17,61 @@ func TestWebhookEndpoints(t *testing.T) {
 	o := s.newOwner(t)
 	b := s.newTab(t)
 	b.signIn(o)
-	b.navTo("^Webhooks$")
-	b.waitText("main", "Set up a webhook")
+	b.NavTo("^Webhooks$")
+	b.WaitText("main", "Set up a webhook")
 
-	b.fill("main", "^URL$", "https://hooks.example.com/all")
-	b.press("main", "^Add endpoint$")
-	b.waitText("main", "Your endpoint is set up")
-	secret := strings.TrimSpace(b.text("#webhook-secret"))
+	b.Fill("main", "^URL$", "https://hooks.example.com/all")
+	b.Press("main", "^Add endpoint$")
+	b.WaitText("main", "Your endpoint is set up")
+	secret := strings.TrimSpace(b.Text("#webhook-secret"))
 	if !strings.HasPrefix(secret, "whsec_") {
-		b.fail("the new endpoint's secret %q does not start with whsec_", secret)
+		b.Fail("the new endpoint's secret %q does not start with whsec_", secret)
 	}
-	b.shot("first endpoint added")
+	b.Shot("first endpoint added")
 
-	b.fill("main", "^URL$", "https://hooks.example.com/resolved")
+	b.Fill("main", "^URL$", "https://hooks.example.com/resolved")
 	for _, label := range []string{"^Ticket created", "^Ticket status changed"} {
-		b.do("untick "+label, chromedp.Click(b.find("main form", "control", label)))
+		b.Do("untick "+label, chromedp.Click(b.Find("main form", "control", label)))
 	}
-	b.press("main", "^Add endpoint$")
-	b.waitText("main", "Your endpoint is set up")
-	if row := b.text(b.rowWith("hooks.example.com/resolved")); strings.Contains(row, "Ticket created") || !strings.Contains(row, "Ticket resolved") {
-		b.fail("the resolved-only endpoint's row reads %q", row)
+	b.Press("main", "^Add endpoint$")
+	b.WaitText("main", "Your endpoint is set up")
+	if row := b.Text(b.RowWith("hooks.example.com/resolved")); strings.Contains(row, "Ticket created") || !strings.Contains(row, "Ticket resolved") {
+		b.Fail("the resolved-only endpoint's row reads %q", row)
 	}
-	b.shot("second endpoint added")
+	b.Shot("second endpoint added")
 
-	b.press(b.rowWith("hooks.example.com/all"), "hooks.example.com/all")
-	b.waitJS("the endpoint's page", `location.pathname.startsWith("/webhook/") && textMatches("main", "Reveal secret")`)
+	b.Press(b.RowWith("hooks.example.com/all"), "hooks.example.com/all")
+	b.WaitJS("the endpoint's page", `location.pathname.startsWith("/webhook/") && textMatches("main", "Reveal secret")`)
 	var page string
-	if err := b.evalJS("location.pathname", &page); err != nil {
-		b.fail("read the location: %v", err)
+	if err := b.EvalJS("location.pathname", &page); err != nil {
+		b.Fail("read the location: %v", err)
 	}
-	b.press("main", "^Reveal secret$")
-	b.fill("main", "^Password$", o.password)
-	b.press("main", "^Show secret$")
-	b.waitText("#webhook-secret", regexp.QuoteMeta(secret))
-	b.shot("secret revealed")
+	b.Press("main", "^Reveal secret$")
+	b.Fill("main", "^Password$", o.password)
+	b.Press("main", "^Show secret$")
+	b.WaitText("#webhook-secret", regexp.QuoteMeta(secret))
+	b.Shot("secret revealed")
 
-	b.open(page)
-	b.press("main", "^Rotate secret$")
-	b.waitText("dialog[open]", "Rotate the signing secret")
-	b.shot("rotate dialog")
-	b.press("dialog[open]", "^Rotate secret$")
-	b.waitText("main", "Rotating: the previous secret also signs")
-	if fresh := strings.TrimSpace(b.text("#webhook-secret")); !strings.HasPrefix(fresh, "whsec_") || fresh == secret {
-		b.fail("the rotated secret %q", fresh)
+	b.Open(page)
+	b.Press("main", "^Rotate secret$")
+	b.WaitText("dialog[open]", "Rotate the signing secret")
+	b.Shot("rotate dialog")
+	b.Press("dialog[open]", "^Rotate secret$")
+	b.WaitText("main", "Rotating: the previous secret also signs")
+	if fresh := strings.TrimSpace(b.Text("#webhook-secret")); !strings.HasPrefix(fresh, "whsec_") || fresh == secret {
+		b.Fail("the rotated secret %q", fresh)
 	}
-	b.shot("secret rotated")
+	b.Shot("secret rotated")
 
-	b.open(page)
-	b.press("main", "^Disable$")
-	b.waitText("main", "Endpoint disabled")
-	b.open("/webhook")
-	if row := b.text(b.rowWith("hooks.example.com/all")); !strings.Contains(row, "Disabled") {
-		b.fail("the disabled endpoint's row reads %q", row)
+	b.Open(page)
+	b.Press("main", "^Disable$")
+	b.WaitText("main", "Endpoint disabled")
+	b.Open("/webhook")
+	if row := b.Text(b.RowWith("hooks.example.com/all")); !strings.Contains(row, "Disabled") {
+		b.Fail("the disabled endpoint's row reads %q", row)
 	}
-	if row := b.text(b.rowWith("hooks.example.com/resolved")); strings.Contains(row, "Disabled") {
-		b.fail("the other endpoint's row reads %q", row)
+	if row := b.Text(b.RowWith("hooks.example.com/resolved")); strings.Contains(row, "Disabled") {
+		b.Fail("the other endpoint's row reads %q", row)
 	}
-	b.shot("one endpoint disabled")
+	b.Shot("one endpoint disabled")
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/observe"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -205,13 +205,7 @@ func TestIncomingRequestID(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			app, logs := jsonLogApp(t, modelstest.Open(t), Config{TrustedProxies: tc.proxies})
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			go func() { _ = app.Listener(ln) }()
-			t.Cleanup(func() { _ = app.Shutdown() })
-			req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/livez", nil)
+			req, _ := http.NewRequest(http.MethodGet, testserver.Serve(t, app).URL+"/livez", nil)
 			req.Header.Set("X-Request-Id", tc.id)
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {

@@ -14,19 +14,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
-
-// waitUntil waits for cond, which another goroutine makes true, failing
-// the test when it does not become true within 5 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting for %s", what)
-		}
-	}
-}
 
 // The gate runs at most its size of requests at once and lets the others
 // in the order they came, one as each running request ends.
@@ -65,10 +55,10 @@ func TestAdmissionRunsItsSizeAtOnceInArrivalOrder(t *testing.T) {
 			}
 		}()
 		// The next client comes once this one runs or waits.
-		waitUntil(t, fmt.Sprintf("client %d to reach the gate", i), func() bool {
+		testserver.Eventually(t, 5*time.Second, func() bool {
 			r, w, _ := gate.state()
 			return r+w == int64(i+1)
-		})
+		}, fmt.Sprintf("client %d to reach the gate", i))
 	}
 	for want := range clients {
 		if got := <-entered; got != want {

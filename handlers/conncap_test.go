@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"cloudplane/handlers/api/apitest"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
 
@@ -94,14 +95,12 @@ func TestConnectionsPastTheAddressCapAreRefused(t *testing.T) {
 // machine cannot listen there (no IPv6 loopback).
 func serveCapped(t *testing.T, listen string, perAddress int) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", listen)
+	app := New(Config{Store: modelstest.Open(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), ReadTimeout: time.Minute})
+	s, err := testserver.ServeAt(t, app, listen, func(ln net.Listener) net.Listener { return LimitPerAddress(ln, perAddress) })
 	if err != nil {
 		t.Skipf("no loopback at %s on this machine: %v", listen, err)
 	}
-	app := New(Config{Store: modelstest.Open(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), ReadTimeout: time.Minute})
-	go func() { _ = app.Listener(LimitPerAddress(ln, perAddress)) }()
-	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
-	return ln.Addr().String()
+	return s.Addr
 }
 
 // dialServed opens a connection (from the local address from, if not
@@ -166,14 +165,8 @@ func requestOn(t *testing.T, addr, from, path string) (*http.Response, []byte, b
 // notices a closed connection when it next reads from it.
 func waitServed(t *testing.T, addr string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		res, body := rawRequest(t, addr, get("/healthz", ""))
-		if res.StatusCode == http.StatusOK {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not served 10 s after a connection closed: %d %s", res.StatusCode, body)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testserver.Eventually(t, 10*time.Second, func() bool {
+		res, _ := rawRequest(t, addr, get("/healthz", ""))
+		return res.StatusCode == http.StatusOK
+	}, "a new connection served 200 after one closed")
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -24,16 +27,9 @@ type reply struct {
 
 // doWithin sends req to app and fails the test if no reply comes within wait:
 // a request must never outlive its deadline by much.
-func doWithin(t *testing.T, app interface {
-	Test(*http.Request, ...int) (*http.Response, error)
-}, req *http.Request, wait time.Duration) reply {
+func doWithin(t *testing.T, app *fiber.App, req *http.Request, wait time.Duration) reply {
 	t.Helper()
-	res, err := app.Test(req, int(wait.Milliseconds()))
-	if err != nil {
-		t.Fatalf("%s %s: no reply within %s: %v", req.Method, req.URL.Path, wait, err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	res, raw := testserver.TestWithin(t, app, req, wait)
 	return reply{res.StatusCode, res.Header, string(raw)}
 }
 
@@ -113,15 +109,12 @@ func TestDatabaseOutageIsUnavailableThenRecovers(t *testing.T) {
 	proxy.Forward()
 	// database/sql drops the connections that failed and dials new ones;
 	// allow a few deadlines for that, no restart.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		a := doWithin(t, app, apiGet(key, path), 5*time.Second)
-		if a.status == http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not recovered after the database came back: %d %s", a.status, a.body)
-		}
+	var a reply
+	if !testserver.Within(10*time.Second, func() bool {
+		a = doWithin(t, app, apiGet(key, path), 5*time.Second)
+		return a.status == http.StatusOK
+	}) {
+		t.Fatalf("not recovered after the database came back: %d %s", a.status, a.body)
 	}
 	if h := doWithin(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil), 5*time.Second); h.status != http.StatusOK {
 		t.Fatalf("healthz after recovery: %d", h.status)

@@ -12,6 +12,7 @@ import (
 
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
 
@@ -118,14 +119,10 @@ func TestEveryAPIAnswerCarriesRateLimitHeaders(t *testing.T) {
 	}
 
 	// A connection past the address's cap is refused 429 with them too.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(LingerOnRefusal(LimitPerAddress(ln, 1))) }()
-	held := dialServed(t, ln.Addr().String(), "")
+	capped := testserver.Serve(t, app, func(ln net.Listener) net.Listener { return LimitPerAddress(ln, 1) }, LingerOnRefusal).Addr
+	held := dialServed(t, capped, "")
 	defer held.Close()
-	res, body := rawRequest(t, ln.Addr().String(), get("/api/v1/openapi.json", ""))
+	res, body := rawRequest(t, capped, get("/api/v1/openapi.json", ""))
 	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get(ratelimit.HeaderLimit) == "" {
 		t.Fatalf("past the connection cap: %d, %s %q: %s", res.StatusCode, ratelimit.HeaderLimit, res.Header.Get(ratelimit.HeaderLimit), body)
 	}
@@ -169,14 +166,17 @@ func TestControlBytesInThePathAreRefusedAndLoggedEscaped(t *testing.T) {
 // request id: the line is written after the answer is sent.
 func waitForAccessLine(logs *syncBuffer, id string, match func(map[string]any) bool, t *testing.T) bool {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	var line map[string]any
+	testserver.Within(5*time.Second, func() bool {
 		for _, l := range withMsg(logs.lines(t), "request") {
 			if l["request_id"] == id {
-				return match(l)
+				line = l
+				return true
 			}
 		}
-	}
-	return false
+		return false
+	})
+	return line != nil && match(line)
 }
 
 // unavailableLimiter is a limiter store that cannot be reached (Redis

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
 
@@ -30,21 +30,9 @@ func probe(t *testing.T, cfg Config, path string) (int, map[string]string) {
 	return res.StatusCode, body
 }
 
-// closedAddr is an address on which nothing listens.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 func TestLivezAndReadyz(t *testing.T) {
 	store := modelstest.Open(t)
-	deadRedis := redis.NewClient(&redis.Options{Addr: closedAddr(t), MaxRetries: -1})
+	deadRedis := redis.NewClient(&redis.Options{Addr: testserver.RefusedAddress(t), MaxRetries: -1})
 	t.Cleanup(func() { deadRedis.Close() })
 	redisDown := Dependency{Name: "redis", Ping: func(ctx context.Context) error { return deadRedis.Ping(ctx).Err() }}
 	up := Dependency{Name: "cache", Ping: func(context.Context) error { return nil }}

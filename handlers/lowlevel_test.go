@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -34,13 +35,7 @@ func serveStore(t *testing.T, store *models.Store) string {
 // until the test ends, and returns its address.
 func serveApp(t *testing.T, app *fiber.App) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(LingerOnRefusal(ln)) }()
-	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
-	return ln.Addr().String()
+	return testserver.Serve(t, app, LingerOnRefusal).Addr
 }
 
 // rawRequest writes req as it is on a new connection and reads the answer:

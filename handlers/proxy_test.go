@@ -1,12 +1,12 @@
 package handlers
 
 import (
-	"net"
 	"net/http"
 	"testing"
 
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
 
@@ -31,14 +31,9 @@ func TestClientAddressBehindProxy(t *testing.T) {
 				t.Fatal(err)
 			}
 			app := New(Config{Store: store, Limits: api.Limits{Unauthenticated: unauth}, TrustedProxies: tc.proxies})
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			go func() { _ = app.Listener(ln) }()
-			t.Cleanup(func() { _ = app.Shutdown() })
+			base := testserver.Serve(t, app).URL
 			status := func(client string) int {
-				req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/api/v1/regions", nil)
+				req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/regions", nil)
 				req.Header.Set("Authorization", "Bearer cpk_bad")
 				req.Header.Set("X-Real-IP", client)
 				res, err := http.DefaultClient.Do(req)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -186,13 +187,8 @@ func BenchmarkSetupWithWrongToken(b *testing.B) {
 // waitForPasswordWaiters polls until n callers wait for a password slot.
 func waitForPasswordWaiters(t *testing.T, store *models.Store, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for store.PasswordWaiters() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d password waiters after 10 s, want %d", store.PasswordWaiters(), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testserver.Eventually(t, 10*time.Second, func() bool { return store.PasswordWaiters() >= n },
+		fmt.Sprintf("%d callers waiting for a password slot", n))
 }
 
 // A known device waiting for a password slot is served before every

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"gorm.io/gorm"
 )
@@ -35,14 +36,10 @@ func TestClaimLeaseRunsFromItsTransaction(t *testing.T) {
 		_, err := f.store.ClaimWebhooks(f.ctx, models.WebhookClaim{Owner: "one", Limit: 1, Lease: time.Minute})
 		claimed <- err
 	}()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if w, _ := f.store.Database().WriterStats(); w.Queued > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the claim never queued behind the held write")
-		}
-	}
+	testserver.Eventually(t, 5*time.Second, func() bool {
+		w, _ := f.store.Database().WriterStats()
+		return w.Queued > 0
+	}, "the claim queued behind the held write")
 	f.clock.Advance(10 * time.Second) // the time it waited
 	close(release)
 	if err := <-blocker; err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/webhooks"
 )
@@ -67,12 +67,7 @@ func headers(code, n, size int, more map[string]string) func(http.ResponseWriter
 func TestReceiverAnswersAreBoundedInTheLog(t *testing.T) {
 	logs := &syncBuffer{}
 	h := newHarness(t, webhooks.Config{Log: slog.New(slog.NewTextHandler(logs, nil))})
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + closed.Addr().String() + "/" + strings.Repeat("a", 1960)
-	_ = closed.Close()
+	refused := "http://" + testserver.RefusedAddress(t) + "/" + strings.Repeat("a", 1960)
 	cases := []struct {
 		name    string
 		url     string

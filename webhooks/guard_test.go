@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/webhooks"
 )
@@ -55,12 +56,7 @@ func TestNetworkFailuresAreClassified(t *testing.T) {
 	h := newHarness(t, webhooks.Config{})
 	untrusted := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	t.Cleanup(untrusted.Close)
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refusedURL := "http://" + closed.Addr().String() + "/"
-	_ = closed.Close()
+	refusedURL := "http://" + testserver.RefusedAddress(t) + "/"
 	h.start()
 	for _, tc := range []struct{ url, kind string }{
 		{untrusted.URL, webhooks.KindTLS},

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // apiGet answers GET path on base with key, failing the test unless 200.
@@ -106,7 +106,7 @@ func TestBackupOfALiveDatabaseRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	base := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + backup}).URL
+	base := testserver.Start(t, testserver.Options{Database: backup}).URL
 	body := apiGet(t, base, key, "/api/v1/filesystems")
 	for i := 1; i <= 5; i++ {
 		if !strings.Contains(body, fmt.Sprintf(`"name":"fs%d"`, i)) {
@@ -248,8 +248,8 @@ func TestScheduledBackupsArePruned(t *testing.T) {
 	dir := t.TempDir()
 	live, backups := migrated(t, filepath.Join(dir, "live.db")), filepath.Join(dir, "backups")
 	owner(t, live, "ada@example.com")
-	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + live},
-		"--backup-dir", backups, "--backup-every", "1s", "--backup-keep", "2", "--metrics-addr", "127.0.0.1:0")
+	srv := testserver.Start(t, testserver.Options{Database: live, Args: []string{
+		"--backup-dir", backups, "--backup-every", "1s", "--backup-keep", "2", "--metrics-addr", "127.0.0.1:0"}})
 	srv.WaitLog(t, "scheduled backup written", 3, 30*time.Second)
 	// Each outcome reaches the metrics too.
 	m := metricsListening.FindStringSubmatch(srv.Logs())
@@ -318,7 +318,7 @@ func TestCopyToPostgresServesTheSameData(t *testing.T) {
 		t.Fatalf("a second copy into the same database: exit %d, %q", code, errOut)
 	}
 
-	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + target}).URL
+	srv := testserver.Start(t, testserver.Options{Database: target}).URL
 	body := apiGet(t, srv, key, "/api/v1/filesystems")
 	for i := 1; i <= 3; i++ {
 		if !strings.Contains(body, fmt.Sprintf(`"name":"fs%d"`, i)) {

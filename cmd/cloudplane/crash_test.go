@@ -14,9 +14,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // crashReceiver holds requests open while the first process runs (so some
@@ -93,10 +93,10 @@ func TestKilledServerLosesNoWebhook(t *testing.T) {
 	receiver := httptest.NewServer(rc)
 	t.Cleanup(receiver.Close)
 	mustCLI(t, "webhooks", "set", "--database", dsn, "--email", "owner@example.com", "--url", receiver.URL, "--webhook-allow-private")
-	args := []string{"--database", dsn, "--rate-limit", "off", "--webhook-allow-private", "--webhook-timeout", "1s",
-		"--webhook-workers", "4", "--webhook-retry-schedule", "100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms"}
+	serve := testserver.Options{Database: dsn, Args: []string{"--rate-limit", "off", "--webhook-allow-private", "--webhook-timeout", "1s",
+		"--webhook-workers", "4", "--webhook-retry-schedule", "100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms"}}
 
-	first := testserver.Start(t, nil, args...)
+	first := testserver.Start(t, serve)
 	var ids []string
 	for i := 0; i < tickets; i++ {
 		ids = append(ids, createTicket(t, first.URL, key))
@@ -124,7 +124,7 @@ func TestKilledServerLosesNoWebhook(t *testing.T) {
 	rc.expect(ids)
 	close(rc.killed)
 
-	second := testserver.Start(t, nil, args...)
+	second := testserver.Start(t, serve)
 	select {
 	case <-rc.complete:
 	case <-time.After(60 * time.Second):

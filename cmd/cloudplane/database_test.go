@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"cloudplane/handlers/testserver"
 )
 
 // Every command but serve and migrate refuses a SQLite file that does not
@@ -24,7 +26,7 @@ func TestCommandsRefuseToCreateADatabase(t *testing.T) {
 		{"tickets", "set-status", "--id", "x", "--status", "open"},
 		{"webhooks", "set", "--email", "ada@example.com", "--url", "https://hooks.example.com/"},
 		{"backup", "--to", "copy.db"},
-		{"copy", "--from", "data/cloudplane.db", "--to", "postgres://nobody@127.0.0.1:1/none"},
+		{"copy", "--from", "data/cloudplane.db", "--to", "postgres://nobody@" + testserver.RefusedAddress(t) + "/none"},
 	} {
 		t.Run(strings.Join(args[:min(2, len(args))], " "), func(t *testing.T) {
 			r := cliEnv(t, nil, args...)

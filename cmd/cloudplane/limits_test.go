@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // One address opening 2,000 connections, half sending a request, half
@@ -29,8 +29,8 @@ func TestServerKeepsServingPastIdleAndSlowConnections(t *testing.T) {
 		t.Skip("opens thousands of connections")
 	}
 	const perIP, total = 256, 2000
-	s := testserver.Start(t, nil, "--database", filepath.Join(t.TempDir(), "c.db"),
-		"--max-connections-per-ip", fmt.Sprint(perIP), "--max-connections", "1000", "--read-timeout", "2s", "--idle-timeout", "1m")
+	s := testserver.Start(t, testserver.Options{Database: filepath.Join(t.TempDir(), "c.db"), Args: []string{
+		"--max-connections-per-ip", fmt.Sprint(perIP), "--max-connections", "1000", "--read-timeout", "2s", "--idle-timeout", "1m"}})
 	addr := strings.TrimPrefix(s.URL, "http://")
 
 	conns := make([]net.Conn, 0, total)
@@ -124,8 +124,8 @@ func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 				timeout = "5m"
 			}
 			// The request's own deadline is far away: only shutdown ends it.
-			s := testserver.Start(t, nil, "--database", dsn, "--shutdown-timeout", timeout, "--request-timeout", "5m",
-				"--debug-addr", "127.0.0.1:0", "--rate-limit", "off")
+			s := testserver.Start(t, testserver.Options{Database: dsn, Args: []string{"--shutdown-timeout", timeout,
+				"--request-timeout", "5m", "--debug-addr", "127.0.0.1:0", "--rate-limit", "off"}})
 			release := modelstest.HoldWriteLock(t, dsn)
 			defer release()
 
@@ -172,22 +172,19 @@ func TestShutdownIsBoundedWhateverTheDatabaseDoes(t *testing.T) {
 func waitForStuckWrite(t *testing.T, s *testserver.Server) {
 	t.Helper()
 	m := s.WaitMatch(t, debugListening, 10*time.Second)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+	testserver.Eventually(t, 20*time.Second, func() bool {
 		res, err := http.Get("http://" + m[1] + "/debug/vars")
-		if err == nil {
-			var vars struct {
-				Database       struct{ InUse int }
-				DatabaseWriter *struct{ Pool struct{ InUse int } } `json:"database_writer"`
-			}
-			err = json.NewDecoder(res.Body).Decode(&vars)
-			_ = res.Body.Close()
-			if err == nil && (vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.Pool.InUse > 0) {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the write never reached the database")
+		defer res.Body.Close()
+		var vars struct {
+			Database       struct{ InUse int }
+			DatabaseWriter *struct{ Pool struct{ InUse int } } `json:"database_writer"`
+		}
+		return json.NewDecoder(res.Body).Decode(&vars) == nil &&
+			(vars.Database.InUse > 0 || vars.DatabaseWriter != nil && vars.DatabaseWriter.Pool.InUse > 0)
+	}, "the write to reach the database (a pool connection in use)")
 }
 
 var (

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 func TestUserAndKeyLifecycle(t *testing.T) {
@@ -54,7 +54,7 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 		{"unknown email", []string{"apikeys", "create", "--database", db, "--email", "ghost@example.com"}, "ghost@example.com"},
 		{"bad role", []string{"users", "create", "--database", db, "--email", "b@example.com", "--password", "long enough pw", "--role", "root"}, "role"},
 		{"bad quota", []string{"accounts", "update", "--database", db, "--email", "a@example.com", "--filesystem-quota", "many"}, "whole number"},
-		{"unreachable database", []string{"migrate", "--database", "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"}, "database unreachable"},
+		{"unreachable database", []string{"migrate", "--database", "postgres://nobody@" + testserver.RefusedAddress(t) + "/none?connect_timeout=2"}, "database unreachable"},
 		{"bad rate limit", []string{"serve", "--database", db, "--rate-limit", "fast"}, "--rate-limit"},
 		{"upload budget below one file", []string{"serve", "--database", db, "--upload-budget", "10/1h"}, "--upload-budget"},
 		{"bad upload budget", []string{"serve", "--database", db, "--upload-budget", "1024"}, "--upload-budget"},
@@ -76,7 +76,7 @@ func TestOperatorErrorsAreOneLine(t *testing.T) {
 
 func TestServeHealthAndGracefulStop(t *testing.T) {
 	db := migrated(t, modelstest.DSN(t))
-	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + db})
+	srv := testserver.Start(t, testserver.Options{Database: db})
 	res, err := http.Get(srv.URL + "/api/v1/regions")
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestServeHealthAndGracefulStop(t *testing.T) {
 
 // The profiler is served only on --debug-addr, never on the API's port.
 func TestServeDebugAddr(t *testing.T) {
-	srv := testserver.Start(t, []string{"CLOUDPLANE_DATABASE=" + modelstest.DSN(t)}, "--debug-addr", "127.0.0.1:0")
+	srv := testserver.Start(t, testserver.Options{Database: modelstest.DSN(t), Args: []string{"--debug-addr", "127.0.0.1:0"}})
 	base, debug := srv.URL, srv.WaitMatch(t, debugListening, 10*time.Second)[1]
 	res, err := http.Get("http://" + debug + "/debug/pprof/cmdline")
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/database/migrations"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // migrate --status lists every step as pending on an empty database and

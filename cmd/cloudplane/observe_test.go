@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 var versionLine = regexp.MustCompile(`^cloudplane (\S+) \(commit (\S+), (go\S+)\)\n$`)
@@ -63,8 +63,8 @@ var metricsListening = regexp.MustCompile(`msg="metrics listening" addr=(http://
 // build and every limiter; a Redis that does not answer makes the server
 // not ready, but alive.
 func TestServeMetricsAndReadiness(t *testing.T) {
-	s := testserver.Start(t, nil, "--database", modelstest.DSN(t), "--metrics-addr", "127.0.0.1:0",
-		"--redis-url", "redis://127.0.0.1:1") // nothing listens on port 1
+	s := testserver.Start(t, testserver.Options{Database: modelstest.DSN(t), Args: []string{
+		"--metrics-addr", "127.0.0.1:0", "--redis-url", "redis://" + testserver.RefusedAddress(t)}})
 	m := metricsListening.FindStringSubmatch(s.Logs())
 	if m == nil {
 		t.Fatalf("no metrics address in the log:\n%s", s.Logs())

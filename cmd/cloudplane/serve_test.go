@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 var setupLink = regexp.MustCompile(`url=(\S+/setup/[0-9a-f]{64})`)
@@ -21,7 +21,7 @@ var setupLink = regexp.MustCompile(`url=(\S+/setup/[0-9a-f]{64})`)
 func TestServePrintsTheSetupLinkWhileNoUserExists(t *testing.T) {
 	db := modelstest.DSN(t)
 	env := []string{"CLOUDPLANE_DATABASE=" + db}
-	srv := testserver.Start(t, env, "--base-url", "https://cloud.example.com/")
+	srv := testserver.Start(t, testserver.Options{Database: db, Args: []string{"--base-url", "https://cloud.example.com/"}})
 	m := srv.WaitMatch(t, setupLink, 10*time.Second)
 	if !strings.HasPrefix(m[1], "https://cloud.example.com/setup/") {
 		t.Fatalf("no setup link under the base URL in:\n%s", srv.Logs())
@@ -36,7 +36,7 @@ func TestServePrintsTheSetupLinkWhileNoUserExists(t *testing.T) {
 	}
 
 	// Without --base-url the link names the listening address.
-	srv = testserver.Start(t, env)
+	srv = testserver.Start(t, testserver.Options{Database: db})
 	if m := srv.WaitMatch(t, setupLink, 10*time.Second); !strings.HasPrefix(m[1], srv.URL+"/setup/") {
 		t.Fatalf("want a link under %s in:\n%s", srv.URL, srv.Logs())
 	}
@@ -46,7 +46,7 @@ func TestServePrintsTheSetupLinkWhileNoUserExists(t *testing.T) {
 	}
 	// The link would be logged before the server answers; stopping it and
 	// waiting for its exit flushes everything it wrote.
-	srv = testserver.Start(t, env)
+	srv = testserver.Start(t, testserver.Options{Database: db})
 	if code := srv.Stop(t, syscall.SIGTERM, 30*time.Second); code != 0 {
 		t.Fatalf("stop: exit %d", code)
 	}

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"cloudplane/handlers/testserver"
 )
 
 type options struct {
@@ -145,20 +147,21 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	}()
 	bin := o.binary
 	if bin == "" {
-		if bin, err = buildServer(ctx, work); err != nil {
+		// Built once per state of the source, as the tests' binary is.
+		if bin, err = testserver.Build(); err != nil {
 			return err
 		}
 	}
 	accounts := (o.clients + o.perAccount - 1) / o.perAccount
-	args := serverArgs(dsn, accounts, o.bootTime)
+	args := serverArgs(accounts, o.bootTime)
 	if o.scenario == "uploads" {
-		accounts, args = uploadAccounts(), uploadServerArgs(dsn)
+		accounts, args = uploadAccounts(), uploadServerArgs()
 	}
 	if o.debugAddr != "" {
 		args = append(args, "--debug-addr", o.debugAddr)
 	}
 	args = append(args, strings.Fields(o.serverFlags)...)
-	srv, err := startServer(bin, work+"/server.log", args, time.Minute)
+	srv, err := startServer(bin, work+"/server.log", dsn, args, time.Minute)
 	if srv != nil {
 		// After a load the report has stopped the server and judged how;
 		// this stops it when the run ends early.
@@ -172,9 +175,6 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 	} else {
 		fmt.Fprintf(out, "server %s on %s, %d clients on %d accounts for %s, timeout %s\n",
 			srv.base, backend(o.database), o.clients, accounts, o.duration, o.timeout)
-	}
-	if err := waitHealthy(ctx, srv, time.Minute); err != nil {
-		return err
 	}
 	if o.scenario == "signin" {
 		return runSignIn(ctx, o, srv, bin, dsn, out)
@@ -213,7 +213,7 @@ func backend(database string) string {
 // short boot, capacity for about two instances per account on each
 // launch target, so launches succeed and sometimes meet a full region,
 // and webhooks allowed to the run's receiver on loopback.
-func serverArgs(dsn string, accounts int, boot time.Duration) []string {
+func serverArgs(accounts int, boot time.Duration) []string {
 	capacity := ""
 	for i, t := range launchTargets {
 		if i > 0 {
@@ -221,7 +221,7 @@ func serverArgs(dsn string, accounts int, boot time.Duration) []string {
 		}
 		capacity += fmt.Sprintf("%s:%s=%d", t[0], t[1], 2*accounts)
 	}
-	return []string{"--database", dsn, "--rate-limit", "off", "--launch-rate-limit", "off",
+	return []string{"--rate-limit", "off", "--launch-rate-limit", "off",
 		"--instance-boot-time", boot.String(), "--instance-capacity", capacity, "--log-level", "info",
 		"--webhook-allow-private"}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os/exec"
 	"time"
+
+	"cloudplane/handlers/testserver"
 )
 
 // outagePlan takes the database away in the middle of the load: stop and
@@ -102,19 +104,20 @@ func waitForDatabase(ctx context.Context, dsn string, wait time.Duration) (time.
 	}
 	defer db.Close()
 	db.SetMaxIdleConns(0) // each ping dials: a connection from before is gone
-	deadline := time.Now().Add(wait)
-	for {
+	var back time.Time
+	testserver.Within(wait, func() bool {
 		pingCtx, cancel := context.WithTimeout(ctx, time.Second)
-		err := db.PingContext(pingCtx)
+		err = db.PingContext(pingCtx)
 		cancel()
 		if err == nil {
-			return time.Now(), nil
+			back = time.Now()
 		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("the database did not come back: %w", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil || ctx.Err() != nil
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the database did not come back: %w", err)
 	}
+	return back, nil
 }
 
 // excuse marks the answers the outage explains as outcomeUnavailable:

@@ -131,25 +131,6 @@ func runClients(ctx context.Context, o options, hc *http.Client, base string, ke
 	return all
 }
 
-// waitHealthy polls /healthz until it answers 200, the server exits, or
-// wait passes.
-func waitHealthy(ctx context.Context, srv *server, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
-		if status, err := get(ctx, srv.base+"/healthz", "", afterTimeout); err == nil && status == http.StatusOK {
-			return nil
-		}
-		select {
-		case <-srv.exited:
-			return fmt.Errorf("server exited (%v):\n%s", srv.err, srv.logTail())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("%s/healthz did not answer 200 within %s:\n%s", srv.base, wait, srv.logTail())
-}
-
 // checkAfter asks a server that just carried the load whether it still
 // answers normally: /healthz and a plain list, each within afterTimeout,
 // on new connections.

@@ -1,32 +1,20 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"cloudplane/handlers/testserver"
 )
 
-// listeningLine is the line `cloudplane serve` logs once it listens.
-var listeningLine = regexp.MustCompile(`msg="cloudplane listening".* addr=(http://127\.0\.0\.1:\d+)\b`)
-
-// server is the `cloudplane serve` process the run started.
+// server is the `cloudplane serve` process the run started, through the
+// launcher the tests use.
 type server struct {
-	cmd    *exec.Cmd
-	base   string
-	exited chan struct{} // closed when the process has ended
-	err    error         // its Wait error, once exited is closed
-
-	mu   sync.Mutex
-	tail []string // the last lines of its log
+	*testserver.Server
+	base string
 
 	stopOnce sync.Once
 	stopped  []string // what stop found
@@ -34,79 +22,38 @@ type server struct {
 	claimFailures atomic.Int64 // log lines of failed webhook claims
 }
 
+// logTailLines is how much of the server's log a failed run shows.
 const logTailLines = 40
 
-// startServer runs `bin serve` on 127.0.0.1 port 0 with args, writes its
-// log to logPath, and returns once it has logged its address (bounded by
-// wait).
-func startServer(bin, logPath string, args []string, wait time.Duration) (*server, error) {
+// startServer runs `bin serve` on 127.0.0.1 port 0 on the database dsn
+// with args, writes its log to logPath, and returns once it answers
+// /healthz (bounded by wait).
+func startServer(bin, logPath, dsn string, args []string, wait time.Duration) (*server, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = serverEnv()
-	detach(cmd)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
+	s := &server{}
+	srv, err := testserver.Launch(testserver.Options{Binary: bin, Database: dsn, Args: args,
+		LogFile: logFile, OnLine: s.countLine, TailLines: logTailLines, Timeout: wait})
+	if srv == nil {
 		_ = logFile.Close()
 		return nil, err
 	}
-	cmd.Stdout = logFile
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, err
-	}
-	s := &server{cmd: cmd, exited: make(chan struct{})}
-	addr := make(chan string, 1)
-	logged := make(chan struct{})
-	go func() { s.readLog(pipe, logFile, addr); close(logged) }()
-	go func() {
-		<-logged // Wait closes the pipe: read it to the end first
-		s.err = cmd.Wait()
-		_ = logFile.Close()
-		close(s.exited)
-	}()
-	select {
-	case s.base = <-addr:
-		return s, nil
-	case <-s.exited:
-		return s, fmt.Errorf("server exited before listening (%v):\n%s", s.err, s.logTail())
-	case <-time.After(wait):
-		return s, fmt.Errorf("server did not log its address within %s:\n%s", wait, s.logTail())
+	go func() { <-srv.Done(); _ = logFile.Close() }() // done: its log is read to the end
+	s.Server, s.base = srv, srv.URL
+	return s, err
+}
+
+// countLine counts a line of the server's log that is a failed claim.
+func (s *server) countLine(line string) {
+	if countsAsClaimFailure(line) {
+		s.claimFailures.Add(1)
 	}
 }
 
-func (s *server) readLog(r io.Reader, file io.Writer, addr chan<- string) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		_, _ = fmt.Fprintln(file, line)
-		s.mu.Lock()
-		s.tail = append(s.tail, line)
-		if len(s.tail) > logTailLines {
-			s.tail = s.tail[len(s.tail)-logTailLines:]
-		}
-		s.mu.Unlock()
-		if countsAsClaimFailure(line) {
-			s.claimFailures.Add(1)
-		}
-		if m := listeningLine.FindStringSubmatch(line); m != nil {
-			select {
-			case addr <- m[1]:
-			default:
-			}
-		}
-	}
-	_, _ = io.Copy(file, r) // a line too long for the scanner: keep the rest
-}
-
-func (s *server) logTail() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.tail, "\n")
-}
+// logTail is the last lines of the server's log.
+func (s *server) logTail() string { return s.Logs() }
 
 // stop sends SIGTERM and waits up to grace for the server to drain and
 // exit, then kills it. It returns what was wrong with the way it ended:
@@ -119,33 +66,12 @@ func (s *server) stop(grace time.Duration) []string {
 
 func (s *server) terminate(grace time.Duration) []string {
 	select {
-	case <-s.exited:
-		return []string{fmt.Sprintf("the server ended during the run (%v)", s.err)}
+	case <-s.Done():
+		return []string{fmt.Sprintf("the server ended during the run (%v)", s.Err())}
 	default:
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(grace):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-		return []string{fmt.Sprintf("the server did not exit within %s of SIGTERM and was killed", grace)}
-	}
-	var exit *exec.ExitError
-	if errors.As(s.err, &exit) {
-		return []string{fmt.Sprintf("the server exited with status %d after SIGTERM", exit.ExitCode())}
+	if err := s.Terminate(grace); err != nil {
+		return []string{err.Error()}
 	}
 	return nil
-}
-
-// serverEnv is this environment without CLOUDPLANE_* variables, which
-// the server would read as flags: the run uses only the flags it gives.
-func serverEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLOUDPLANE_") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
@@ -22,23 +22,10 @@ const cliTimeout = time.Minute
 // dir, or a new database on the PostgreSQL server at pgURL, which drop
 // removes (WITH (FORCE), so even a server that hung cannot keep it).
 func freshDatabase(dir, pgURL string) (dsn string, drop func() error, err error) {
-	if pgURL == "" {
-		return filepath.Join(dir, "loadtest.db"), func() error { return nil }, nil
-	}
-	if !database.IsPostgres(pgURL) {
+	if pgURL != "" && !database.IsPostgres(pgURL) {
 		return "", nil, fmt.Errorf("-database %q: want a postgres:// URL (leave it out for SQLite)", pgURL)
 	}
-	return modelstest.CreatePostgresDB(pgURL)
-}
-
-// buildServer compiles cmd/cloudplane into dir, as an operator would.
-func buildServer(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "cloudplane")
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "cloudplane/cmd/cloudplane").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
+	return testserver.FreshDatabase(dir, pgURL, modelstest.CreatePostgresDB)
 }
 
 // createAccounts makes n owners, each with an account of their own, an
@@ -77,7 +64,7 @@ func operator(ctx context.Context, bin string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, cliTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = serverEnv()
+	cmd.Env = testserver.Env()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

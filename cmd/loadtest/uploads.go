@@ -70,9 +70,7 @@ var defaultUploadBounds = uploadBounds{forgedRSS: 50 << 20, validRSS: 256 << 20,
 func uploadAccounts() int { return validUploads/uploadsPerValid + 1 + victimAccounts + 1 }
 
 // uploadServerArgs are the server's flags for the scenario: its defaults.
-func uploadServerArgs(dsn string) []string {
-	return []string{"--database", dsn}
-}
+func uploadServerArgs() []string { return nil }
 
 type uploadRun struct {
 	srv    *server
@@ -602,7 +600,7 @@ func (u *uploadRun) rss() int64 { return u.status("VmRSS") }
 
 // status reads a kB field of the server's /proc/PID/status, in bytes.
 func (u *uploadRun) status(field string) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", u.srv.cmd.Process.Pid))
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", u.srv.Cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}

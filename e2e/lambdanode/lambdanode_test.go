@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 // packageName is the client under test; its version is the lock file's.
@@ -45,8 +45,8 @@ func TestLambdaCloudNodeAPIAgainstCloudplane(t *testing.T) {
 	installClient(t, version)
 
 	db := modelstest.DSN(t)
-	srv := testserver.Start(t, nil, "--database", db, "--rate-limit", "off",
-		"--launch-rate-limit", "off", "--instance-boot-time", "1s")
+	srv := testserver.Start(t, testserver.Options{Database: db, Args: []string{"--rate-limit", "off",
+		"--launch-rate-limit", "off", "--instance-boot-time", "1s"}})
 	email := "node-client@example.com"
 	cli(t, "users", "create", "--email", email, "--password", "correct horse battery staple", "--database", db)
 	out := cli(t, "apikeys", "create", "--email", email, "--name", "lambda-cloud-node-api", "--database", db)

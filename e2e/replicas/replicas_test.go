@@ -9,15 +9,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
-	"cloudplane/testserver"
 )
 
 const redisAddr = "127.0.0.1:6379"
@@ -33,8 +32,8 @@ func startCluster(t *testing.T) *cluster {
 	if testing.Short() {
 		t.Skip("replica tests start three servers; skipped with -short")
 	}
-	if os.Getenv(modelstest.PostgresEnv) == "" {
-		t.Skip("replica tests need PostgreSQL: set " + modelstest.PostgresEnv)
+	if testserver.PostgresURL() == "" {
+		t.Skip("replica tests need PostgreSQL: set " + testserver.PostgresEnv)
 	}
 	if c, err := net.DialTimeout("tcp", redisAddr, time.Second); err != nil {
 		t.Skipf("replica tests need Redis on %s: %v", redisAddr, err)
@@ -43,16 +42,16 @@ func startCluster(t *testing.T) *cluster {
 	}
 	dsn := modelstest.EmptyDSN(t) // not even migrated: the replicas race to do it
 	testserver.Binary(t)          // built before the clock starts
-	env := []string{"CLOUDPLANE_DATABASE=" + dsn, "CLOUDPLANE_REDIS_URL=redis://" + redisAddr,
+	serve := testserver.Options{Database: dsn, Env: []string{"CLOUDPLANE_REDIS_URL=redis://" + redisAddr,
 		"CLOUDPLANE_RATE_LIMIT=off", "CLOUDPLANE_WEBHOOK_ALLOW_PRIVATE=true",
-		"CLOUDPLANE_WEBHOOK_RETRY_SCHEDULE=1s", "CLOUDPLANE_INSTANCE_CAPACITY=gpu_1x_a10:us-east-1=10"}
+		"CLOUDPLANE_WEBHOOK_RETRY_SCHEDULE=1s", "CLOUDPLANE_INSTANCE_CAPACITY=gpu_1x_a10:us-east-1=10"}}
 	c := &cluster{dsn: dsn, replicas: make([]*testserver.Server, 3)}
 	// All three at the same moment on an empty database: each migrates at
 	// start, and none may fail.
 	var wg sync.WaitGroup
 	for i := range c.replicas {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.replicas[i] = testserver.Start(t, env) }()
+		go func() { defer wg.Done(); c.replicas[i] = testserver.Start(t, serve) }()
 	}
 	wg.Wait()
 	if t.Failed() {
@@ -155,21 +154,14 @@ func TestReplicasActAsOneService(t *testing.T) {
 		}
 		// Wait until no delivery is pending: then nothing more can be sent.
 		store := modelstest.OpenAt(t, c.dsn)
-		deadline := time.Now().Add(60 * time.Second)
-		for {
+		testserver.Eventually(t, 60*time.Second, func() bool {
 			var pending int64
 			if err := store.DB().Model(&models.WebhookDelivery{}).Where("status = ?", models.DeliveryPending).
 				Count(&pending).Error; err != nil {
 				t.Fatal(err)
 			}
-			if pending == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d deliveries still pending after 60 s", pending)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return pending == 0
+		}, "no delivery pending")
 		mu.Lock()
 		defer mu.Unlock()
 		if len(seen) != tickets {
@@ -192,16 +184,10 @@ func TestReplicasActAsOneService(t *testing.T) {
 		c.cli(t, "apikeys", "revoke", "--email", "ada@example.com", "--prefix", prefix)
 		revoked := time.Now()
 		for i, s := range r {
-			for {
+			testserver.Eventually(t, time.Until(revoked.Add(time.Second)), func() bool {
 				code, _ := call(t, s, key, "GET", "/api/v1/filesystems", "")
-				if code == http.StatusUnauthorized {
-					break
-				}
-				if time.Since(revoked) > time.Second {
-					t.Fatalf("replica %d still accepts the key 1 s after its revocation (%d)", i+1, code)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				return code == http.StatusUnauthorized
+			}, fmt.Sprintf("replica %d to refuse the key within 1 s of its revocation", i+1))
 		}
 	})
 }

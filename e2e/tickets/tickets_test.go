@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"cloudplane/e2e/browser"
 )
 
 // delivery is one POST the receiver got.
@@ -57,7 +59,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if d.Type == "ticket.resolved" {
 		select {
 		case <-r.release:
-		case <-time.After(stepTimeout):
+		case <-time.After(browser.StepTimeout):
 		}
 	}
 	r.mu.Lock()
@@ -88,7 +90,7 @@ func (r *receiver) received(typ string) []delivery {
 func openTicket(t *testing.T, base, key string) string {
 	t.Helper()
 	body := `{"subject":"GPU instance unreachable","description":"ssh times out since the restart.","type":"incident","severity":"sev_2"}`
-	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), browser.StepTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/tickets", bytes.NewBufferString(body))
 	if err != nil {
@@ -125,43 +127,40 @@ func TestSupportSolvesTicketAndWatchesTheDelivery(t *testing.T) {
 	token := p.cli("webhooks", "set", "--email", "ada@example.com", "--url", hook.url+"/hook", "--webhook-allow-private")
 	id := openTicket(t, p.url, key)
 
-	b := newBrowser(t, p.url)
-	b.open("/sign-in")
-	b.do("sign in as support staff",
+	b := p.newTab(t)
+	b.Open("/sign-in")
+	b.Do("sign in as support staff",
 		chromedp.SendKeys(chromedp.CSS("#field-email"), "help@example.com"),
 		chromedp.SendKeys(chromedp.CSS("#field-password"), "support password"),
 		chromedp.Submit(chromedp.CSS("#field-password")),
 		chromedp.WaitVisible(chromedp.CSS(`.main-nav a[href="/tickets"]`)))
-	b.waitFor("the home page lists the new ticket", `document.querySelector('a[href="/tickets/`+id+`"]') !== null`, stepTimeout)
-	b.shot("support-home")
+	b.WaitJS("the home page lists the new ticket", `document.querySelector('a[href="/tickets/`+id+`"]') !== null`)
+	b.Shot("support-home")
 
-	b.open("/tickets/" + id)
-	b.shot("ticket")
-	b.do("move the ticket to solved",
+	b.Open("/tickets/" + id)
+	b.Shot("ticket")
+	b.Do("move the ticket to solved",
 		chromedp.Click(chromedp.CSS(`button[name="status"][value="solved"]`)),
 		chromedp.WaitVisible(chromedp.CSS(".ticket-meta .badge-success")))
-	b.waitFor("the page says the ticket moved", `document.querySelector('#flash').innerText.includes('Ticket moved to Solved.')`, stepTimeout)
-	b.shot("ticket-solved")
+	b.WaitJS("the page says the ticket moved", `document.querySelector('#flash').innerText.includes('Ticket moved to Solved.')`)
+	b.Shot("ticket-solved")
 
 	// The receiver holds the delivery: the log shows it pending and polls.
-	b.open("/webhook-deliveries?event_type=ticket.resolved")
-	b.waitFor("the delivery is listed as pending, and the list polls",
-		`document.querySelector('#deliveries[data-polling] td[data-label="Status"] .badge-info') !== null`, stepTimeout)
-	b.shot("delivery-log-pending")
+	b.Open("/webhook-deliveries?event_type=ticket.resolved")
+	b.WaitJS("the delivery is listed as pending, and the list polls",
+		`document.querySelector('#deliveries[data-polling] td[data-label="Status"] .badge-info') !== null`)
+	b.Shot("delivery-log-pending")
 	hook.letGo()
-	b.waitFor("the delivery turns succeeded without a reload, and the list stops polling",
+	b.WaitJS("the delivery turns succeeded without a reload, and the list stops polling",
 		`document.querySelector('#deliveries td[data-label="Status"] .badge-success') !== null && `+
-			`document.querySelector('#deliveries[data-polling]') === null`, 20*time.Second)
-	b.shot("delivery-log-succeeded")
+			`document.querySelector('#deliveries[data-polling]') === null`)
+	b.Shot("delivery-log-succeeded")
 
-	b.do("open the delivery",
+	b.Do("open the delivery",
 		chromedp.Click(chromedp.CSS(`#deliveries a[href^="/webhook-deliveries/"]`)),
 		chromedp.WaitVisible(chromedp.CSS(".attempt")))
-	b.shot("delivery")
-	page, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("#main")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b.Shot("delivery")
+	page := b.Text("#main")
 	for _, want := range []string{"Attempt 1", "Succeeded", "200", "Bearer cpwh_", `"type": "ticket.resolved"`, id} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the delivery page lacks %q", want)

@@ -19,6 +19,7 @@ import (
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/api/apitest"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -280,21 +281,21 @@ func TestUploadsInFlightAreCapped(t *testing.T) {
 		held = append(held, conn)
 	}
 	// Poll until both are being received: a third then waits and is 503.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		a := rawPut(t, base, putHead(requestURI(t, ups[0].UploadURL), size), string(content(0)))
-		if a.status == http.StatusServiceUnavailable {
-			a.expectEnvelope(t, http.StatusServiceUnavailable, models.CodeProviderUnavailable)
-			if a.header.Get("Retry-After") == "" {
-				t.Fatal("503 without Retry-After")
-			}
-			break
+	var a rawAnswer
+	testserver.Eventually(t, 10*time.Second, func() bool {
+		a = rawPut(t, base, putHead(requestURI(t, ups[0].UploadURL), size), string(content(0)))
+		if a.status == http.StatusOK { // accepted before the slow ones got their turns: use another
+			ups[0] = e.initiate(ticket, "f0", size)
+			return false
 		}
-		if a.status != http.StatusOK || time.Now().After(deadline) {
-			t.Fatalf("with every turn taken: %d %s, want 503", a.status, a.body)
-		}
-		// Accepted before the slow ones got their turns: use another.
-		ups[0] = e.initiate(ticket, "f0", size)
+		return true
+	}, "a third upload refused while two hold every turn")
+	if a.status != http.StatusServiceUnavailable {
+		t.Fatalf("with every turn taken: %d %s, want 503", a.status, a.body)
+	}
+	a.expectEnvelope(t, http.StatusServiceUnavailable, models.CodeProviderUnavailable)
+	if a.header.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After")
 	}
 	for _, conn := range held {
 		_ = conn.Close()
@@ -392,9 +393,9 @@ func TestCutOffUploadCanBeSentAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Cut off once the server is storing the body: its first chunk is in.
-			pollUntil(t, "the first chunk stored", func() bool { return e.chunkCount(up.AttachmentID) > 0 })
+			testserver.Eventually(t, 10*time.Second, func() bool { return e.chunkCount(up.AttachmentID) > 0 }, "the first chunk stored")
 			_ = conn.Close()
-			pollUntil(t, "the cut-off upload's chunks deleted", func() bool {
+			testserver.Eventually(t, 10*time.Second, func() bool {
 				var stored int64
 				if err := e.store.DB().Model(&models.TicketAttachmentContent{}).Where("attachment_id = ?", up.AttachmentID).Count(&stored).Error; err != nil {
 					t.Fatal(err)
@@ -403,24 +404,12 @@ func TestCutOffUploadCanBeSentAgain(t *testing.T) {
 					t.Fatal("the cut-off body was stored as the attachment's bytes")
 				}
 				return e.chunkCount(up.AttachmentID) == 0
-			})
+			}, "the cut-off upload's chunks deleted")
 			e.transfer(http.MethodPut, up.UploadURL, content).expect(http.StatusOK)
 			e.do(http.MethodPost, attachmentsPath(ticket)+"/"+up.AttachmentID+"/complete", nil).expect(http.StatusOK)
 			if got := e.download(ticket, up.AttachmentID); !bytes.Equal(got, content) {
 				t.Fatalf("read back %d bytes, not the %d sent", len(got), size)
 			}
 		})
-	}
-}
-
-// pollUntil waits for done, failing the test after a deadline.
-func pollUntil(t *testing.T, what string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"cloudplane/handlers"
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/api/apitest"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -70,13 +70,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 // returns its base URL, for behaviour that app.Test bypasses.
 func (e *env) listen() string {
 	e.t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	go func() { _ = e.app.Listener(ln) }()
-	e.t.Cleanup(func() { _ = e.app.Shutdown() })
-	return "http://" + ln.Addr().String()
+	return testserver.Serve(e.t, e.app).URL
 }
 
 // response is what the app answered.
@@ -108,15 +102,7 @@ func (e *env) doAs(key, method, path string, body any) *response {
 // send runs req through the app and validates the answer.
 func (e *env) send(req *http.Request) *response {
 	e.t.Helper()
-	res, err := e.app.Test(req, -1)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	res, raw := testserver.Test(e.t, e.app, req)
 	r := &response{t: e.t, Status: res.StatusCode, Header: res.Header, Body: raw}
 	// Routes we do not serve are not in the document either. An answer of
 	// global/not-found is checked too where a route serves it: that is the

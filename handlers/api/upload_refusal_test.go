@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cloudplane/handlers"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 )
 
@@ -27,13 +28,7 @@ import (
 // refusal after its body.
 func TestRefusedUploadAnswersReachClientsStillSending(t *testing.T) {
 	e := newEnv(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = e.app.Listener(handlers.LingerOnRefusal(ln)) }()
-	t.Cleanup(func() { _ = e.app.Shutdown() })
-	addr := ln.Addr().String()
+	addr := testserver.Serve(t, e.app, handlers.LingerOnRefusal).Addr
 
 	const size = 8 << 20
 	ticket := e.createTicket(incidentBody)

@@ -15,6 +15,7 @@ import (
 
 	"cloudplane/handlers"
 	"cloudplane/handlers/api/apitest"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
 
@@ -112,11 +113,11 @@ func TestOneAccountCannotHoldEveryUploadTurn(t *testing.T) {
 	// The stalled ones are being received: their first chunk cannot be
 	// stored before the body ends, so wait on the server's turns instead,
 	// seen as an upload of this account waiting in vain.
-	pollUntil(t, "the stalled account's turns taken", func() bool {
+	testserver.Eventually(t, 10*time.Second, func() bool {
 		up := e.initiate(ticket, "probe", 4)
 		r := e.transfer(http.MethodPut, up.UploadURL, []byte("abcd"))
 		return r.Status == http.StatusServiceUnavailable
-	})
+	}, "the stalled account's turns taken")
 
 	other, otherKey := modelstest.Owner(t, e.store, "other@example.com")
 	o := *e

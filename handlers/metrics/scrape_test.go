@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,6 +20,7 @@ import (
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/metrics"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 	"cloudplane/webhooks"
@@ -31,14 +31,9 @@ const wait = 10 * time.Second
 // serve runs h on a listener of its own on port 0 and returns its URL.
 func serve(t *testing.T, h http.Handler) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: wait}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return "http://" + ln.Addr().String()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // scrape reads the metrics endpoint as Prometheus would.
@@ -131,13 +126,7 @@ func TestScrapeAfterTraffic(t *testing.T) {
 	}
 	app := handlers.New(handlers.Config{Store: store, Log: discard, Metrics: m, MaxInFlight: 7,
 		Limits: api.Limits{General: ratelimit.Observed(general, m.RateLimitRejected("api"))}})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(ln) }()
-	t.Cleanup(func() { _ = app.Shutdown() })
-	base := "http://" + ln.Addr().String()
+	base := testserver.Serve(t, app).URL
 
 	// Recorded runs once the attempt is stored and counted.
 	recorded := make(chan struct{}, 10)

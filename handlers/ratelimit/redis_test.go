@@ -14,6 +14,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/throttled/throttled/v2/store/storetest"
+
+	"cloudplane/handlers/testserver"
 )
 
 const defaultTestRedisURL = "redis://127.0.0.1:6379/0"
@@ -233,19 +235,14 @@ func TestRedisServerClock(t *testing.T) {
 	}
 	// Allowed by start+RetryAfter on the Redis clock; one second of slack
 	// for scheduling and clock granularity, never an open-ended wait.
-	deadline := start.Add(r.RetryAfter + time.Second)
-	for !r.Allowed {
-		if time.Now().After(deadline) {
-			t.Fatalf("still rejected at the deadline: %+v", r)
-		}
-		time.Sleep(min(r.RetryAfter, 10*time.Millisecond) + time.Millisecond)
-		r = allowT(t, l, "acct")
-	}
+	testserver.Eventually(t, time.Until(start.Add(r.RetryAfter+time.Second)), func() bool {
+		return allowT(t, l, "acct").Allowed
+	}, fmt.Sprintf("the key allowed again after RetryAfter %s", r.RetryAfter))
 }
 
 // Errors reach the caller (which picks fail-open or fail-closed).
 func TestRedisUnreachable(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: testserver.RefusedAddress(t), MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	defer c.Close()
 	l, err := NewRedis(c, "x:", apiQuota)
 	if err != nil {
@@ -261,7 +258,7 @@ func TestRedisUnreachable(t *testing.T) {
 }
 
 func TestNewRedisRejectsBadConfig(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	c := redis.NewClient(&redis.Options{Addr: testserver.RefusedAddress(t)})
 	defer c.Close()
 	if _, err := NewRedis(nil, "x:", apiQuota); err == nil {
 		t.Error("nil client accepted")

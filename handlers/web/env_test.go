@@ -15,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers"
+	"cloudplane/handlers/testserver"
 	"cloudplane/handlers/web"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
@@ -168,15 +169,7 @@ func (b *browser) send(req *http.Request) *page {
 	if b.htmx {
 		req.Header.Set("HX-Request", "true")
 	}
-	res, err := b.e.app.Test(req, -1)
-	if err != nil {
-		b.e.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
+	res, raw := testserver.Test(b.e.t, b.e.app, req)
 	for _, c := range res.Cookies() {
 		if c.MaxAge < 0 || c.Value == "" {
 			delete(b.cookies, c.Name)
@@ -270,10 +263,7 @@ func (e *env) apiStatus(key, path string) int {
 	e.t.Helper()
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := e.app.Test(req, -1)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	res, _ := testserver.Test(e.t, e.app, req)
 	return res.StatusCode
 }
 

@@ -1,9 +1,19 @@
-// Package testserver runs the real cloudplane binary for tests: it builds
-// the binary once per state of the source (shared by every test package of
-// a `go test` run), starts `cloudplane serve` on port 0 and learns the
-// address from its log, and runs operator commands. Tests that need a real
-// process (signals, several replicas, a browser) use it; tests of one
-// command's logic call the command in-process instead.
+// Package testserver gives every test its server, one way:
+//
+//   - in-process: Serve runs a *fiber.App the test built (handlers.New) on
+//     127.0.0.1 port 0 until the test ends, and Test sends one request
+//     through an app without a listener;
+//   - as the real binary: Start (and Launch, for a suite or the load test)
+//     builds `cloudplane` once per state of the source, shared by every test
+//     package of a `go test` run, starts `serve` on port 0 on the database
+//     the caller chose, and learns the address from its log; Run runs an
+//     operator command;
+//   - and what tests wait with: Eventually polls a condition to a deadline,
+//     RefusedAddress is an address nothing listens on.
+//
+// It imports no cloudplane package, so that every test package, the
+// internal tests of models and handlers included, can use it. Databases
+// are made by models/modelstest; FreshDatabase takes its provisioner.
 //
 // Reading the sources to hash them is also what keeps `go test` honest: the
 // test cache records every file a test opens, so a change to the server's
