@@ -185,7 +185,7 @@ func TestOperationsDocNamesEveryCommand(t *testing.T) {
 		for _, code := range codeIn(string(raw)) {
 			for _, m := range cliCall.FindAllStringSubmatch(code, -1) {
 				if name, ok := commandNamed("cloudplane " + m[1]); ok {
-					if _, exists := commands[name]; !exists {
+					if _, exists := commands[name]; !exists && name != "help" { // run answers help itself
 						t.Errorf("%s names `cloudplane %s`, which is no command", doc, name)
 					}
 				}
