@@ -129,7 +129,14 @@ func (s *SMTP) Send(ctx context.Context, o Outgoing) error {
 		opts = append(opts, gomail.WithTLSPolicy(s.tlsPolicy()))
 	}
 	if s.Username != "" {
-		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
+		// The strongest mechanism the server offers; to a loopback relay
+		// that may not offer TLS, PLAIN, which go-mail sends in clear only
+		// to a local host.
+		auth := gomail.SMTPAuthAutoDiscover
+		if loopback(s.Host) {
+			auth = gomail.SMTPAuthPlain
+		}
+		opts = append(opts, gomail.WithSMTPAuth(auth),
 			gomail.WithUsername(s.Username), gomail.WithPassword(s.Password))
 	}
 	c, err := gomail.NewClient(s.Host, opts...)
