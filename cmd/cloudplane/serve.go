@@ -161,7 +161,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	ln = handlers.LingerOnRefusal(handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP))
-	stopMail = startMail(store, mailSender, publicURL(f.baseURL, ln.Addr().String()), log)
+	stopMail = startMail(store, mailSender, f.mail.timeout, publicURL(f.baseURL, ln.Addr().String()), log)
 	if f.debugAddr != "" {
 		sqlDB, err := db.Gorm().DB()
 		if err != nil {

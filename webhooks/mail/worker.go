@@ -103,9 +103,10 @@ func (w *Worker) Wake() {
 }
 
 // lease is how long a claim holds: every message of a batch may take its
-// whole timeout, sent one after another, with room to record the outcome.
+// whole timeout, sent one after another, with one more to record the
+// outcomes. A message whose worker died is sent by another once it ends.
 func (w *Worker) lease() time.Duration {
-	return time.Duration(w.cfg.Batch)*w.cfg.Timeout + time.Minute
+	return time.Duration(w.cfg.Batch+1) * w.cfg.Timeout
 }
 
 // Run sends due mail until ctx ends. A message being sent when ctx ends
@@ -123,7 +124,10 @@ func (w *Worker) Run(ctx context.Context) error {
 				for _, j := range jobs[i:] {
 					ids = append(ids, j.ID)
 				}
-				if err := w.cfg.Store.ReleaseMail(context.WithoutCancel(ctx), w.cfg.Owner, ids); err != nil {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
+				err := w.cfg.Store.ReleaseMail(rctx, w.cfg.Owner, ids)
+				cancel()
+				if err != nil {
 					w.cfg.Log.Warn("mail: releasing leases failed", "err", err)
 				}
 				break
@@ -161,7 +165,11 @@ func (w *Worker) attempt(ctx context.Context, job models.MailJob) {
 		w.cfg.Log.Warn("mail: sending failed", "id", job.ID, "kind", job.Kind, "attempt", job.Attempts+1,
 			"retry_at", o.Retry, "err", err)
 	}
-	held, rerr := w.cfg.Store.RecordMailAttempt(context.WithoutCancel(sendCtx), w.cfg.Owner, o)
+	// Recorded even while stopping, within a bound of its own: the send
+	// may have used up sendCtx's.
+	recordCtx, cancelRecord := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
+	defer cancelRecord()
+	held, rerr := w.cfg.Store.RecordMailAttempt(recordCtx, w.cfg.Owner, o)
 	if rerr != nil {
 		w.cfg.Log.Error("mail: recording an attempt failed; the message is retried when its lease ends",
 			"id", job.ID, "err", rerr)

@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"io"
 	"math/big"
@@ -65,6 +66,9 @@ type Server struct {
 	// CA trusts the server's certificate (valid for every address the
 	// machine has).
 	CA *x509.CertPool
+	// CAPEM is that certificate in PEM, for a process that reads
+	// SSL_CERT_FILE.
+	CAPEM []byte
 
 	srv      *smtp.Server
 	mu       sync.Mutex
@@ -77,7 +81,8 @@ type Server struct {
 func Start(tb testing.TB, o Options) *Server {
 	tb.Helper()
 	cert, pool := certificate(tb)
-	s := &Server{CA: pool, opts: o}
+	s := &Server{CA: pool, opts: o,
+		CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})}
 	s.srv = smtp.NewServer(smtp.BackendFunc(s.newSession))
 	s.srv.Domain = "mailtest.local"
 	s.srv.AllowInsecureAuth = true
