@@ -35,6 +35,7 @@ type suite struct {
 	base    string // http://127.0.0.1:<port>
 	shots   *browser.Shots
 	setup   string // the first-run setup link from the server's log
+	srv     *testserver.Server
 	browser context.Context
 }
 
@@ -114,7 +115,7 @@ func start(chrome string) (*suite, func(), error) {
 	if err != nil {
 		return nil, cleanup, err
 	}
-	s.base, s.setup = srv.URL, setup
+	s.base, s.setup, s.srv = srv.URL, setup, srv
 	b, stop, err := browser.Start(chrome, work)
 	stops = append(stops, stop)
 	if err != nil {

@@ -107,7 +107,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// answers GET with the page the form is on, so a reload, or Back then
 	// Forward, after a post that showed a refusal meets that page, never a
 	// 404. First, before the :id routes that would swallow the fixed paths.
-	for _, form := range []string{"/sign-out", "/account/password", "/ssh-keys/generate",
+	for _, form := range []string{"/sign-out", "/account/password", "/account/email", "/ssh-keys/generate",
 		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve", "/tickets/:id/attachments",
 		"/tickets/:id/assignee", "/tickets/:id/notes",
 		"/webhook/:id/enabled", "/webhook/:id/test",
@@ -119,6 +119,10 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/setup/:token", w.Setup)
 	app.Get("/reset-password/:token", w.PasswordResetForm)
 	app.Post("/reset-password/:token", w.ResetPassword)
+	app.Get("/forgot-password", w.ForgotPasswordForm)
+	app.Post("/forgot-password", w.ForgotPassword)
+	app.Get("/confirm-email/:token", w.ConfirmEmailForm)
+	app.Post("/confirm-email/:token", w.ConfirmEmail)
 	app.Get("/sign-in", w.SignInForm)
 	app.Post("/sign-in", w.SignIn)
 	app.Post("/sign-out", web.RequireUser, w.SignOut)
@@ -126,6 +130,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/", web.RequireUser, w.Home)
 	app.Get("/account", web.RequireUser, w.Account)
 	app.Post("/account/password", web.RequireUser, w.ChangePassword)
+	app.Post("/account/email", web.RequireUser, w.ChangeEmail)
 	app.Get("/api-keys", web.RequireUser, w.APIKeys)
 	app.Post("/api-keys", web.RequireUser, w.CreateAPIKey)
 	app.Get("/api-keys/:id/revoke", web.RequireUser, w.ConfirmRevokeAPIKey)
@@ -207,6 +212,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/webhook/:id/secret", web.RequireUser, w.RevealWebhookSecret)
 	app.Get("/webhook/:id/delete", web.RequireUser, w.ConfirmDeleteWebhook)
 	app.Post("/webhook/:id/delete", web.RequireUser, w.DeleteWebhook)
+	app.Get("/mail-log", web.RequireUser, w.MailLog)
 	app.Get("/webhook-deliveries", web.RequireUser, w.Deliveries)
 	app.Post("/webhook-deliveries/redeliver-failed", web.RequireUser, w.RedeliverFailedWebhooks)
 	app.Get("/webhook-deliveries/:id", web.RequireUser, w.Delivery)

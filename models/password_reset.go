@@ -13,6 +13,11 @@ import (
 // A day, because the operator hands it over by hand, not by mail.
 const PasswordResetTTL = 24 * time.Hour
 
+// SelfServiceResetTTL is how long a reset link sent by email works: an
+// hour, since a mailbox is a weaker place to leave a key than the
+// operator's hand.
+const SelfServiceResetTTL = time.Hour
+
 // passwordResetPrefix names the settings rows of pending reset links:
 // name is the prefix and the SHA-256 of the token, value the user's id and
 // the expiry, so a copy of the database opens no link.
@@ -26,7 +31,7 @@ func resetSettingName(token string) string {
 }
 
 var errResetInvalid = &Error{Code: CodeNotFound, Message: "This password reset link is invalid, expired or already used",
-	Suggestion: "Ask the operator for a new link (cloudplane users reset-password)"}
+	Suggestion: "Ask for a new link with \"Forgot your password?\" on the sign-in page"}
 
 // StartPasswordReset issues a one-time link token for the user with the
 // given email, replacing any earlier one of theirs; it works for
@@ -35,19 +40,13 @@ func (s *Store) StartPasswordReset(ctx context.Context, actor Actor, email strin
 	if !actor.Operator {
 		return "", Errorf(CodeForbidden, "Only the operator can reset a password")
 	}
-	token := randomHex(32)
+	var token string
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		u, err := userByEmail(tx, email)
 		if err != nil {
 			return err
 		}
-		if err := tx.Where("name LIKE ? AND value LIKE ?", passwordResetPrefix+"%", u.ID+" %").
-			Delete(&Setting{}).Error; err != nil {
-			return err
-		}
-		expires := s.Now().Add(PasswordResetTTL).UTC().Format(time.RFC3339)
-		row := Setting{Name: resetSettingName(token), Value: u.ID + " " + expires}
-		if err := tx.Create(&row).Error; err != nil {
+		if token, err = s.issueResetToken(tx, u, PasswordResetTTL); err != nil {
 			return err
 		}
 		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
@@ -57,6 +56,53 @@ func (s *Store) StartPasswordReset(ctx context.Context, actor Actor, email strin
 		return "", err
 	}
 	return token, nil
+}
+
+// issueResetToken stores a new reset token of u valid for ttl in place of
+// any earlier one of theirs, and returns it.
+func (s *Store) issueResetToken(tx *gorm.DB, u *User, ttl time.Duration) (string, error) {
+	if err := tx.Where("name LIKE ? AND value LIKE ?", passwordResetPrefix+"%", u.ID+" %").
+		Delete(&Setting{}).Error; err != nil {
+		return "", err
+	}
+	token := randomHex(32)
+	expires := s.Now().Add(ttl).UTC().Format(time.RFC3339)
+	return token, tx.Create(&Setting{Name: resetSettingName(token), Value: u.ID + " " + expires}).Error
+}
+
+// RequestPasswordReset is "Forgot your password?": when email names a
+// user, it issues a one-time link valid SelfServiceResetTTL and queues
+// the mail that carries it, in one transaction with a user/updated audit
+// event. An unknown email changes nothing and answers the same nil, in a
+// transaction too, so neither the answer nor (as far as a write can hide
+// it) its timing tells whether the address has an account. Throttling is
+// the caller's (per email and per client address).
+func (s *Store) RequestPasswordReset(ctx context.Context, email, sourceIP string) error {
+	queued := false
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		queued = false
+		u, err := userByEmail(tx, email)
+		if err != nil && ErrorCode(err) == CodeNotFound {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		token, err := s.issueResetToken(tx, u, SelfServiceResetTTL)
+		if err != nil {
+			return err
+		}
+		data := map[string]string{"token": token, "email": u.Email, "expires_in": "1 hour"}
+		if err := s.enqueueMail(tx, MailPasswordReset, u.Email, data); err != nil {
+			return err
+		}
+		queued = true
+		return s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"password_reset": "link emailed", "source_ip": sourceIP})
+	})
+	if queued && err == nil {
+		s.wakeMail()
+	}
+	return err
 }
 
 // PasswordResetInput is the new password chosen through a reset link.

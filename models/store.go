@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -98,6 +99,9 @@ type Store struct {
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
+	// mailWake is called after a transaction that queued mail commits
+	// (OnMail).
+	mailWake atomic.Pointer[func()]
 	// webhookGuard judges webhook destinations when a URL is saved
 	// (WithWebhookGuard).
 	webhookGuard WebhookGuard

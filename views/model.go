@@ -210,6 +210,7 @@ type Account struct {
 	AccountID     string // "" for support staff
 	AccountStatus string
 	Form          Form
+	EmailChange   EmailChange
 	CSRF          string
 }
 

@@ -37,6 +37,7 @@ type serveFlags struct {
 	bootTime                          time.Duration
 
 	webhooks webhookFlags
+	mail     mailFlags
 	backups  backupFlags
 	limits   limitFlags
 	observe  observeFlags
@@ -46,7 +47,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("serve")
 	var f serveFlags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the dashboard, for the printed setup link (default http://<addr>)")
+	fs.StringVar(&f.baseURL, "base-url", "", "public URL of the dashboard, for the printed setup link and links in mail (default http://<addr>)")
 	fs.StringVar(&f.database, "database", database.DefaultPath, "SQLite file path, or a postgres:// URL")
 	fs.StringVar(&f.rateLimit, "rate-limit", "1/s", "API requests per account, as N/period, or off")
 	fs.IntVar(&f.rateBurst, "rate-burst", 5, "requests an account may make at once above the rate")
@@ -62,6 +63,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR blocks of reverse proxies allowed to name the client")
 	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
 	f.webhooks.register(fs)
+	f.mail.register(fs)
 	f.backups.register(fs)
 	f.limits.register(fs)
 	f.observe.register(fs)
@@ -85,6 +87,10 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	dispatch.ShutdownGrace = min(webhooks.DefaultShutdownGrace, f.limits.drainPeriod())
 	log, err := observe.NewLogger(os.Stderr, f.observe.logFormat, f.logLevel)
+	if err != nil {
+		return err
+	}
+	mailSender, err := f.mail.sender(log)
 	if err != nil {
 		return err
 	}
@@ -127,7 +133,8 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	stopBackups := f.backups.start(db, log, time.Now, backupOutcome)
 	stopPruning := startIdempotencyPruning(store, log)
-	stopBackground := func() { stopBackups(); stopWebhooks(); stopPruning() }
+	stopMail := func() {} // started once the address, and so the base URL, is known
+	stopBackground := func() { stopBackups(); stopWebhooks(); stopPruning(); stopMail() }
 	// On a failed start the dispatcher and backups stop, then the database
 	// closes; after a signal, shutdown does it within its timeout instead.
 	shuttingDown := false
@@ -154,6 +161,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	ln = handlers.LingerOnRefusal(handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP))
+	stopMail = startMail(store, mailSender, f.mail.timeout, publicURL(f.baseURL, ln.Addr().String()), log)
 	if f.debugAddr != "" {
 		sqlDB, err := db.Gorm().DB()
 		if err != nil {
@@ -192,6 +200,14 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		timeout: f.limits.shutdownTimeout, drain: f.limits.drainPeriod(), log: log})
 }
 
+// publicURL is --base-url, or the listener's address when it is not set.
+func publicURL(baseURL, addr string) string {
+	if baseURL == "" {
+		return "http://" + addr
+	}
+	return baseURL
+}
+
 // announceSetup prints the one-time setup link while no user exists, so
 // whoever started the server can create the first owner in the browser.
 func announceSetup(ctx context.Context, store *models.Store, log *slog.Logger, baseURL, addr string) error {
@@ -199,9 +215,7 @@ func announceSetup(ctx context.Context, store *models.Store, log *slog.Logger, b
 	if err != nil || token == "" {
 		return err
 	}
-	if baseURL == "" {
-		baseURL = "http://" + addr
-	}
+	baseURL = publicURL(baseURL, addr)
 	log.Warn("no user exists yet: open the setup link to create the first owner (it works once)",
 		"url", strings.TrimSuffix(baseURL, "/")+"/setup/"+token)
 	return nil
@@ -223,6 +237,14 @@ const (
 	signInPerAddress             = "20/1m"
 	signInPerDevice              = "5/1m"
 	signInKnownDevicesPerAccount = "20/1m"
+)
+
+// "Forgot your password?": one email may be sent 3 links at once, then
+// one per 20 minutes; one address may ask 10 times at once, then once per
+// 6 minutes, so the form floods neither a mailbox nor the outbox.
+const (
+	resetPerEmail   = "3/1h"
+	resetPerAddress = "10/1h"
 )
 
 // Dashboard writes per account: 10 at once, then one per 2 s. A person
@@ -283,6 +305,12 @@ func buildLimits(f serveFlags, redisClient *redis.Client, m *metrics.Metrics) (a
 		return l, w, err
 	}
 	if w.SignInKnownDevicesPerAccount, err = build("sign-in", signInKnownDevicesPerAccount, 20, "signin-known-devices"); err != nil {
+		return l, w, err
+	}
+	if w.ResetPerEmail, err = build("sign-in", resetPerEmail, 3, "reset-email"); err != nil {
+		return l, w, err
+	}
+	if w.ResetPerAddress, err = build("sign-in", resetPerAddress, 10, "reset-address"); err != nil {
 		return l, w, err
 	}
 	if l.General != nil {

@@ -40,8 +40,14 @@ func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) accountPage(c *fiber.Ctx, status int, form views.Form) error {
+	return h.accountPageWith(c, status, form, views.EmailChange{})
+}
+
+// accountPageWith renders the account page with both its forms' states.
+func (h *Handlers) accountPageWith(c *fiber.Ctx, status int, form views.Form, email views.EmailChange) error {
 	_, u := signedIn(c)
-	v := views.Account{Email: u.Email, Role: u.Role, Form: form, CSRF: csrfToken(c)}
+	email.Email, email.CSRF = u.Email, csrfToken(c)
+	v := views.Account{Email: u.Email, Role: u.Role, Form: form, EmailChange: email, CSRF: csrfToken(c)}
 	if u.AccountID != nil {
 		a, err := h.store.Account(c.UserContext(), *u.AccountID)
 		if err != nil {

@@ -43,6 +43,10 @@ type Limits struct {
 	// account (per user for support staff): the dashboard is no way
 	// around the API's rate limit.
 	Writes ratelimit.Limiter
+	// ResetPerEmail and ResetPerAddress count "Forgot your password?"
+	// requests per email and per client address, so the form can flood
+	// neither one mailbox nor many.
+	ResetPerEmail, ResetPerAddress ratelimit.Limiter
 }
 
 // LimitWrites counts every state-changing request of a signed-in user

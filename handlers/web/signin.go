@@ -14,11 +14,14 @@ import (
 const (
 	noticeSignedOut = "signed-out"
 	noticeExpired   = "expired"
+	// noticeEmailChanged follows a confirmed change of email.
+	noticeEmailChanged = "email-changed"
 )
 
 var notices = map[string]views.Flash{
-	noticeSignedOut: {Kind: views.Success, Text: "You have signed out."},
-	noticeExpired:   {Kind: views.Info, Text: "Your session has ended. Sign in again to continue."},
+	noticeSignedOut:    {Kind: views.Success, Text: "You have signed out."},
+	noticeExpired:      {Kind: views.Info, Text: "Your session has ended. Sign in again to continue."},
+	noticeEmailChanged: {Kind: views.Success, Text: "Your email has changed. Sign in with the new address."},
 }
 
 // SignInForm shows the sign-in page; a signed-in user goes home.

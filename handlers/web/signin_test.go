@@ -318,14 +318,14 @@ func TestSignInGuesserDoesNotLockOutTheOwner(t *testing.T) {
 }
 
 // Before the first user exists nobody can sign in: the page says where
-// the setup link is. The reset hint names the command that exists.
+// the setup link is. The page links to the self-service reset.
 func TestSignInBeforeSetup(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser()
 	b.get("/sign-in").expect(http.StatusOK).
 		contains("No account exists yet", "setup link the server printed in its log",
-			"<code>cloudplane users reset-password --email</code>")
+			`<a href="/forgot-password">Forgot your password?</a>`)
 	e.owner("ada@example.com")
 	b.get("/sign-in").expect(http.StatusOK).lacks("No account exists yet").
-		contains("<code>cloudplane users reset-password --email</code>")
+		contains(`<a href="/forgot-password">Forgot your password?</a>`)
 }

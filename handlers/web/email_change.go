@@ -1,0 +1,62 @@
+package web
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"cloudplane/models"
+	"cloudplane/views"
+)
+
+// ChangeEmail sends a confirmation link to the new address (and a notice
+// to the current one); the email changes only when the link is opened.
+// The password it asks for is throttled per session, as a change of
+// password is.
+func (h *Handlers) ChangeEmail(c *fiber.Ctx) error {
+	ec := views.EmailChange{Form: views.Form{Values: formValues(c, "new_email")}}
+	err := errPasswordThrottled(h.throttleReauth(c))
+	if err == nil {
+		err = h.store.RequestEmailChange(c.UserContext(), actor(c), models.EmailChangeInput{
+			NewEmail: ec.Form.Value("new_email"), CurrentPassword: c.FormValue("current_password")})
+	}
+	if err != nil {
+		status, err := formError(err, &ec.Form)
+		if err != nil {
+			return err
+		}
+		showAt(c, "/account")
+		return h.accountPageWith(c, status, views.Form{}, ec)
+	}
+	if err := h.flash(c, "A confirmation link is on its way to "+ec.Form.Value("new_email")+
+		". Your email changes when it is opened."); err != nil {
+		return err
+	}
+	return redirect(c, "/account")
+}
+
+// ConfirmEmailForm shows the change a link was sent for, with a button:
+// opening the link alone (a mail scanner does) changes nothing. A used,
+// expired or unknown link gets the not-found page.
+func (h *Handlers) ConfirmEmailForm(c *fiber.Ctx) error {
+	p, err := h.store.CheckEmailChangeToken(c.UserContext(), c.Params("token"))
+	if err != nil {
+		return err
+	}
+	v := views.ConfirmEmail{Action: c.Path(), OldEmail: p.OldEmail, NewEmail: p.NewEmail, CSRF: csrfToken(c)}
+	return h.page(c, fiber.StatusOK, "Confirm your new email", "", views.ConfirmEmailPage(v))
+}
+
+// ConfirmEmail makes the change and sends the browser to sign in (or
+// home, when signed in) with the new address.
+func (h *Handlers) ConfirmEmail(c *fiber.Ctx) error {
+	p, err := h.store.ConfirmEmailChange(c.UserContext(), c.Params("token"))
+	if err != nil {
+		return err
+	}
+	if sess, _ := signedIn(c); sess != nil {
+		if err := h.flash(c, "Your email is now "+p.NewEmail+"."); err != nil {
+			return err
+		}
+		return redirect(c, "/account")
+	}
+	return redirect(c, "/sign-in?notice="+noticeEmailChanged)
+}

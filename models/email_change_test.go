@@ -1,0 +1,116 @@
+package models_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// confirmationToken asks for an email change and returns the token of
+// the link queued for the new address.
+func confirmationToken(t *testing.T, store *models.Store, u *models.User, newEmail string) string {
+	t.Helper()
+	err := store.RequestEmailChange(context.Background(), u.Actor(),
+		models.EmailChangeInput{NewEmail: newEmail, CurrentPassword: "correct horse battery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data string
+	if err := store.DB().Raw("SELECT data FROM mail_messages WHERE kind = ? AND recipient = ?",
+		models.MailEmailChangeConfirm, newEmail).Scan(&data).Error; err != nil {
+		t.Fatal(err)
+	}
+	const key = `"token":"`
+	i := strings.Index(data, key)
+	if i < 0 {
+		t.Fatalf("no token in %s", data)
+	}
+	return data[i+len(key) : i+len(key)+64]
+}
+
+// Twenty concurrent confirmations of one link change the email once:
+// one succeeds, the rest find the link used; one audit event.
+func TestConcurrentEmailConfirmations(t *testing.T) {
+	store := modelstest.Open(t)
+	u, _ := modelstest.Owner(t, store, "ada@example.com")
+	token := confirmationToken(t, store, u, "ada@new.example.com")
+	var ok, gone atomic.Int32
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := store.ConfirmEmailChange(context.Background(), token)
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case models.ErrorCode(err) == models.CodeNotFound:
+				gone.Add(1)
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 || gone.Load() != 19 {
+		t.Fatalf("%d succeeded, %d found the link used", ok.Load(), gone.Load())
+	}
+	got, err := store.User(context.Background(), u.ID)
+	if err != nil || got.Email != "ada@new.example.com" {
+		t.Fatalf("%v %v", got, err)
+	}
+	var n int64
+	store.DB().Raw("SELECT COUNT(*) FROM audit_events WHERE additional_details LIKE ?", "%old_email%").Scan(&n)
+	if n != 1 {
+		t.Errorf("%d audit events of the change", n)
+	}
+}
+
+// A new request replaces the pending change: the earlier link no longer
+// works. The current address is rejected as a new one.
+func TestEmailChangeReplacesEarlierLink(t *testing.T) {
+	store := modelstest.Open(t)
+	u, _ := modelstest.Owner(t, store, "ada@example.com")
+	first := confirmationToken(t, store, u, "one@example.com")
+	second := confirmationToken(t, store, u, "two@example.com")
+	if _, err := store.ConfirmEmailChange(context.Background(), first); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("the replaced link: %v", err)
+	}
+	if p, err := store.ConfirmEmailChange(context.Background(), second); err != nil || p.NewEmail != "two@example.com" {
+		t.Fatalf("%v %v", p, err)
+	}
+	err := store.RequestEmailChange(context.Background(), u.Actor(),
+		models.EmailChangeInput{NewEmail: "TWO@example.com", CurrentPassword: "correct horse battery"})
+	if models.ErrorCode(err) != models.CodeInvalidParameters {
+		t.Fatalf("same address: %v", err)
+	}
+}
+
+// A reset request writes its audit event and its mail in one
+// transaction; an unknown email writes neither.
+func TestPasswordResetRequestAudited(t *testing.T) {
+	store := modelstest.Open(t)
+	u, _ := modelstest.Owner(t, store, "ada@example.com")
+	before := modelstest.AuditCount(t, store, *u.AccountID, "user")
+	if err := store.RequestPasswordReset(context.Background(), "ADA@example.com ", "192.0.2.7"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RequestPasswordReset(context.Background(), "bob@example.com", "192.0.2.7"); err != nil {
+		t.Fatal(err)
+	}
+	if after := modelstest.AuditCount(t, store, *u.AccountID, "user"); after != before+1 {
+		t.Errorf("audit events %d -> %d", before, after)
+	}
+	log, err := store.MailLog(context.Background(), models.OperatorActor, "", "")
+	if err != nil || len(log) != 1 || log[0].Recipient != "ada@example.com" || log[0].Status != models.MailPending {
+		t.Fatalf("%+v %v", log, err)
+	}
+	if _, err := store.MailLog(context.Background(), u.Actor(), "", ""); models.ErrorCode(err) != models.CodeForbidden {
+		t.Errorf("an owner read the mail log: %v", err)
+	}
+}

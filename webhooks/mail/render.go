@@ -1,0 +1,89 @@
+package mail
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"cloudplane/models"
+	mailview "cloudplane/views/mail"
+)
+
+// Render turns a claimed message into its parts, with links built from
+// baseURL. An unknown kind, or data missing what its template needs, is a
+// permanent failure.
+func Render(job models.MailJob, baseURL string) (Outgoing, error) {
+	base := strings.TrimSuffix(baseURL, "/")
+	m, err := compose(job, base)
+	if err != nil {
+		return Outgoing{}, permanent(err)
+	}
+	m.Subject, m.HomeURL = job.Subject, base+"/"
+	var html bytes.Buffer
+	if err := mailview.Body(m).Render(context.Background(), &html); err != nil {
+		return Outgoing{}, permanent(err)
+	}
+	return Outgoing{To: job.Recipient, Subject: job.Subject, Text: mailview.Text(m), HTML: html.String()}, nil
+}
+
+// compose writes each kind's message.
+func compose(job models.MailJob, base string) (mailview.Message, error) {
+	d := job.Data
+	need := func(keys ...string) error {
+		for _, k := range keys {
+			if d[k] == "" {
+				return fmt.Errorf("%s message without %s (already sent or given up?)", job.Kind, k)
+			}
+		}
+		return nil
+	}
+	switch job.Kind {
+	case models.MailPasswordReset:
+		if err := need("token"); err != nil {
+			return mailview.Message{}, err
+		}
+		return mailview.Message{
+			Heading: "Reset your password",
+			Lines: []string{"Someone, hopefully you, asked to reset the password of the " + mailview.Product +
+				" account " + job.Recipient + ". The link below works once, for " + or(d["expires_in"], "1 hour") + "."},
+			LinkLabel: "Choose a new password", LinkURL: base + "/reset-password/" + url.PathEscape(d["token"]),
+			Reason: "You got this email because a password reset was requested for this address on the sign-in page.",
+			Stop:   "If it was not you, ignore it: your password stays as it is. Using the link signs you out everywhere else.",
+		}, nil
+	case models.MailEmailChangeConfirm:
+		if err := need("token", "old_email"); err != nil {
+			return mailview.Message{}, err
+		}
+		return mailview.Message{
+			Heading: "Confirm your new email address",
+			Lines: []string{"The " + mailview.Product + " user " + d["old_email"] + " asked to use " + job.Recipient +
+				" as their email from now on. The change happens only when you open the link below (it works once, for 24 hours)."},
+			LinkLabel: "Confirm this address", LinkURL: base + "/confirm-email/" + url.PathEscape(d["token"]),
+			Reason: "You got this email because this address was entered as a new email on " + mailview.Product + ".",
+			Stop:   "If it was not you, ignore it: nothing changes and you will get no more mail about it.",
+		}, nil
+	case models.MailEmailChangeNotice:
+		if err := need("new_email"); err != nil {
+			return mailview.Message{}, err
+		}
+		return mailview.Message{
+			Heading: "Your email address is being changed",
+			Lines: []string{"Someone signed in as " + job.Recipient + " asked to change this account's email to " +
+				d["new_email"] + ". It changes once a link sent to that address is opened."},
+			LinkLabel: "Open your account", LinkURL: base + "/account",
+			Reason: "You got this email because it is the current address of a " + mailview.Product + " account.",
+			Stop: "If this was you, there is nothing to do. If not, sign in and change your password now " +
+				"(or use \"Forgot your password?\"), and the pending change can be replaced by a new one.",
+		}, nil
+	}
+	return mailview.Message{}, fmt.Errorf("unknown mail kind %q", job.Kind)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
