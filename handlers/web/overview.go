@@ -180,6 +180,11 @@ func eventActor(ev models.AuditEvent, viewer models.Actor, emails map[string]str
 			return "Support (" + email + ")"
 		}
 		return "Support"
+	case emails[ev.ActorUserID()] != "":
+		if ev.RequestAPIKeyLRN != nil {
+			return emails[ev.ActorUserID()] + ", with an API key"
+		}
+		return emails[ev.ActorUserID()]
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:operator:"):
 		return "The operator"
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:service:"):
@@ -188,11 +193,8 @@ func eventActor(ev models.AuditEvent, viewer models.Actor, emails map[string]str
 	return "Another user"
 }
 
-// actorEmails names the support staff behind events, for a viewer who is
-// staff; nil for owners, who read "Support".
+// actorEmails names the members behind events, and for a viewer who is
+// staff the support staff too (members read "Support").
 func (h *Handlers) actorEmails(c *fiber.Ctx, viewer models.Actor, events []models.AuditEvent) (map[string]string, error) {
-	if !viewer.IsSupport() {
-		return nil, nil
-	}
-	return h.store.SupportActorEmails(c.UserContext(), viewer, events)
+	return h.store.MemberActorEmails(c.UserContext(), viewer, events)
 }
