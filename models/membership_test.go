@@ -9,39 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
 
-// join makes the user with email (created with an account of their own
-// if new) a member of owner's account with role, and returns them acting
-// there with that role and a full key of theirs in that account (a
-// read-only one for a viewer).
-func join(t *testing.T, store *models.Store, owner models.Actor, email, role string) (models.Actor, string) {
-	t.Helper()
-	ctx := context.Background()
-	u, err := store.UserByEmail(ctx, email)
-	if models.ErrorCode(err) == models.CodeNotFound {
-		u, _ = modelstest.Owner(t, store, email)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	err = store.Write(ctx, func(tx *gorm.DB) error {
-		_, err := store.AddMember(tx, owner, owner.AccountID, u.ID, role)
-		return err
-	})
-	if err != nil {
-		t.Fatalf("add %s as %s: %v", email, role, err)
-	}
-	a := modelstest.Must[models.Actor](t)(store.MemberActorByEmail(ctx, owner.Email, email))
-	_, secret, err := store.CreateAPIKey(ctx, a, models.CreateAPIKeyInput{Name: email, ReadOnly: role == models.RoleViewer})
-	if err != nil {
-		t.Fatalf("key of %s: %v", email, err)
-	}
-	return a, secret
-}
+// join is modelstest.Member.
+var join = modelstest.Member
 
 // Every role meets the same rules in the domain, whichever door it came
 // through: an owner does everything, a member the account's resources but

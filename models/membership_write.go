@@ -221,3 +221,14 @@ func keepAnOwner(tx *gorm.DB, accountID string) error {
 	}
 	return nil
 }
+
+// AddMemberNow is AddMember in a write transaction of its own, for a user
+// who needs no invitation (the operator's tools, tests).
+func (s *Store) AddMemberNow(ctx context.Context, actor Actor, accountID, userID, role string) (*Membership, error) {
+	var m *Membership
+	err := s.write(ctx, func(tx *gorm.DB) (err error) {
+		m, err = s.AddMember(tx, actor, accountID, userID, role)
+		return err
+	})
+	return m, err
+}
