@@ -164,7 +164,13 @@ func (s *Store) dropMember(ctx context.Context, actor Actor, accountID, member s
 			return revoked.Error
 		}
 		// Sessions on the account end; a session that had chosen none
-		// falls back to another membership at its next request.
+		// falls back to another membership at its next request, as does
+		// the one a member leaves from.
+		if left && actor.SessionID != "" {
+			if err := tx.Model(&Session{}).Where("id = ?", actor.SessionID).Update("account_id", nil).Error; err != nil {
+				return err
+			}
+		}
 		if err := tx.Where("user_id = ? AND account_id = ?", m.UserID, accountID).Delete(&Session{}).Error; err != nil {
 			return err
 		}

@@ -41,9 +41,10 @@ func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
 
 func (h *Handlers) accountPage(c *fiber.Ctx, status int, form views.Form) error {
 	_, u := signedIn(c)
-	v := views.Account{Email: u.Email, Role: u.Role, Form: form, CSRF: csrfToken(c)}
-	if u.AccountID != nil {
-		a, err := h.store.Account(c.UserContext(), *u.AccountID)
+	a := actor(c)
+	v := views.Account{Email: u.Email, Role: a.Role, Form: form, CSRF: csrfToken(c)}
+	if a.AccountID != "" {
+		a, err := h.store.Account(c.UserContext(), a.AccountID)
 		if err != nil {
 			return err
 		}
