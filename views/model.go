@@ -61,7 +61,9 @@ func (u *User) Owns() bool { return u != nil && u.MemberRole == "owner" }
 
 // Operates reports whether the user may change the account's resources
 // (owner or member); a viewer's pages hide the forms.
-func (u *User) Operates() bool { return u != nil && (u.MemberRole == "owner" || u.MemberRole == "member") }
+func (u *User) Operates() bool {
+	return u != nil && (u.MemberRole == "owner" || u.MemberRole == "member")
+}
 
 // Flash kinds; they are also the CSS modifiers of flashes and alerts.
 const (
