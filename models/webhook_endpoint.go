@@ -221,6 +221,11 @@ func (s *Store) SetWebhook(ctx context.Context, actor Actor, in SetWebhookInput)
 }
 
 func (s *Store) setWebhook(ctx context.Context, actor Actor, in SetWebhookInput, always bool) (*WebhookEndpoint, string, error) {
+	// Before validation: whoever may not change webhooks learns nothing
+	// of the URL (nor makes the server look its host up).
+	if _, err := actor.manages(); err != nil {
+		return nil, "", err
+	}
 	if err := in.Validate(s.webhookGuard, s.cfg.WebhookAllowPrivate); err != nil {
 		return nil, "", err
 	}
