@@ -69,6 +69,11 @@ func TestDashboardActsWithTheMembersRole(t *testing.T) {
 	a.get("/api-keys").expect(http.StatusOK).contains(`<td data-label="Member">bob@example.com</td>`,
 		`<td data-label="Member">vic@example.com</td>`)
 	a.get("/audit-events?resource_type=cloud.ssh_key").expect(http.StatusOK).contains(`<td data-label="Actor">bob@example.com</td>`)
+	a.get("/").expect(http.StatusOK).contains("bob@example.com · ")
+	a.get("/audit-events/export?format=csv&resource_type=cloud.ssh_key").expect(http.StatusOK).
+		contains(",bob@example.com,member,lrn:cloud:user:" + bob.ID)
+	a.get("/audit-events?resource_type=cloud.member").expect(http.StatusOK).
+		contains("Member added: “bob@example.com”", "Member added: “vic@example.com”")
 	// Roles change at the member's next request.
 	a.get("/members").expect(http.StatusOK).contains(`action="/members/` + bob.ID + `/role"`)
 	a.post("/members/"+bob.ID+"/role", url.Values{"role": {"viewer"}}).redirectsTo("/members")

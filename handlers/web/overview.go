@@ -34,8 +34,12 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v.Alerts = append(v.Alerts, webhook...)
+	emails, err := h.actorEmails(c, a, events)
+	if err != nil {
+		return err
+	}
 	for _, ev := range events {
-		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a, nil)})
+		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a, emails)})
 	}
 	return h.page(c, fiber.StatusOK, "Overview", views.NavOverview, views.OverviewPage(v))
 }
@@ -93,6 +97,9 @@ var eventSummaries = map[string]string{
 	"session signed_in":  "Signed in to the dashboard",
 	"session signed_out": "Signed out of the dashboard",
 	"user created":       "User created",
+	"member created":     "Member added",
+	"member updated":     "Member's role changed",
+	"member deleted":     "Member removed",
 	"user updated":       "Password changed",
 	"api_key created":    "API key created",
 	"api_key deleted":    "API key revoked",
