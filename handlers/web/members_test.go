@@ -74,6 +74,15 @@ func TestDashboardActsWithTheMembersRole(t *testing.T) {
 		contains(",bob@example.com,member,lrn:cloud:user:" + bob.ID)
 	a.get("/audit-events?resource_type=cloud.member").expect(http.StatusOK).
 		contains("Member added: “bob@example.com”", "Member added: “vic@example.com”")
+	// The owner revokes a member's key; the member cannot revoke the owner's.
+	adaKey, _ := e.apiKey(ada, "ada's")
+	keys, err := e.store.MemberAPIKeys(e.t.Context(), models.Actor{UserID: bob.ID, Role: models.RoleMember, AccountID: account})
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("bob's keys: %v %v", keys, err)
+	}
+	b.post("/api-keys/"+adaKey.ID+"/revoke", nil).expect(http.StatusNotFound)
+	a.post("/api-keys/"+keys[0].ID+"/revoke", nil).redirectsTo("/api-keys")
+	a.get("/api-keys").expect(http.StatusOK).lacks(`<td data-label="Member">bob@example.com</td>`)
 	// Roles change at the member's next request.
 	a.get("/members").expect(http.StatusOK).contains(`action="/members/` + bob.ID + `/role"`)
 	a.post("/members/"+bob.ID+"/role", url.Values{"role": {"viewer"}}).redirectsTo("/members")
