@@ -51,6 +51,22 @@ func TestRolesAreCheckedInTheDomain(t *testing.T) {
 			_, err := s.CreateTicket(ctx, a, models.CreateTicketInput{Subject: "help", Description: "please", Type: models.TicketServiceRequest})
 			return err
 		}},
+		{"replace inbound rules", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.ReplaceInboundFirewallRules(ctx, a, models.ReplaceInboundRulesInput{Rules: []models.FirewallRule{}})
+			return err
+		}},
+		{"update the global ruleset", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.UpdateGlobalFirewallRuleset(ctx, a, models.UpdateGlobalRulesetInput{Rules: &[]models.FirewallRule{}})
+			return err
+		}},
+		{"create fabric partition", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.CreateFabricPartition(ctx, a, models.CreateFabricPartitionInput{Name: "p-" + a.Role, Region: "us-east-1"})
+			return err
+		}},
+		{"launch an instance", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.LaunchInstances(ctx, a, launchInput("us-east-1", 1))
+			return err
+		}},
 		{"full API key", []string{"owner", "member"}, func(a models.Actor) error {
 			_, _, err := s.CreateAPIKey(ctx, a, models.CreateAPIKeyInput{})
 			return err
@@ -61,6 +77,13 @@ func TestRolesAreCheckedInTheDomain(t *testing.T) {
 		}},
 		{"create webhook", []string{"owner"}, func(a models.Actor) error {
 			_, _, err := s.CreateWebhookEndpoint(ctx, a, models.SetWebhookInput{URL: "https://hooks.example.com/" + a.Role})
+			return err
+		}},
+		{"send a test webhook event", []string{"owner"}, func(a models.Actor) error {
+			_, err := s.SendTestWebhookEvent(ctx, a, "0123456789abcdef0123456789abcdef")
+			if models.ErrorCode(err) == models.CodeNotFound {
+				return nil // allowed, and there is no such endpoint
+			}
 			return err
 		}},
 		{"change a role", []string{"owner"}, func(a models.Actor) error {
