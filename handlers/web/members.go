@@ -120,6 +120,9 @@ func (h *Handlers) memberRefused(c *fiber.Ctx, err error) error {
 
 func (h *Handlers) membersPage(c *fiber.Ctx, status int, notice *views.Flash) error {
 	a := actor(c)
+	if err := requireOwner(a); err != nil {
+		return err // support staff: the page belongs to an account
+	}
 	ms, err := h.store.Members(c.UserContext(), a, "")
 	if err != nil {
 		return err

@@ -99,4 +99,7 @@ func TestDashboardActsWithTheMembersRole(t *testing.T) {
 	// Bob leaves; his session goes on in his own account.
 	b.post("/members/leave", nil).redirectsTo("/")
 	b.get("/members").expect(http.StatusOK).contains(`data-role="owner"`).lacks("ada@example.com")
+	// Support staff belong to no account: the page is not theirs.
+	e.user("help@example.com", models.RoleSupport)
+	e.signedIn("help@example.com").get("/members").expect(http.StatusForbidden).contains("This page belongs to an account")
 }
