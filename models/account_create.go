@@ -44,7 +44,8 @@ var (
 )
 
 // createInAccount creates one object in the actor's own account. It fails
-// with CodeForbidden for an actor without one, then with validate's error;
+// with CodeForbidden for an actor without one, CodeInsufficientScope for a
+// viewer, then with validate's error;
 // newRow builds the row from the account's id and the new object's id,
 // with what differs for its resource (c). In one write transaction it
 // locks the account and counts c.quota's table (the lock is what makes
@@ -55,10 +56,17 @@ var (
 // (Filesystems) are read again.
 func createInAccount[R any](ctx context.Context, s *Store, actor Actor, validate func() error,
 	newRow func(accountID, id string) (row *R, c accountCreate, err error)) (*R, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}
+	return createIn(ctx, s, actor, accountID, validate, newRow)
+}
+
+// createIn is createInAccount in accountID, whose permission the caller
+// has checked.
+func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID string, validate func() error,
+	newRow func(accountID, id string) (row *R, c accountCreate, err error)) (*R, error) {
 	if err := validate(); err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ type versioned interface {
 // hold (k must have a version then) it fails with CodePreconditionFailed
 // and deletes nothing.
 func (s *Store) deleteHeld(ctx context.Context, actor Actor, id string, row heldObject, k heldKind, pre Precondition) error {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return err
 	}

@@ -124,13 +124,24 @@ func hashSecret(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CreateAPIKey makes a key for the actor's account and returns it with the
-// secret, which is never stored and cannot be shown again.
+// CreateAPIKey makes a key of the actor in their account and returns it
+// with the secret, which is never stored and cannot be shown again. Any
+// member may; a viewer only a read-only one (else CodeInsufficientScope).
+// The key acts with its member's role at each request.
 func (s *Store) CreateAPIKey(ctx context.Context, actor Actor, in CreateAPIKeyInput) (*APIKey, string, error) {
 	var expires *time.Time
 	validate := func() (err error) { expires, err = in.Validate(s.Now()); return err }
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, "", err
+	}
+	if actor.Role == RoleViewer && !in.ReadOnly {
+		return nil, "", &Error{Code: CodeInsufficientScope,
+			Message:    "A viewer may create only read-only API keys",
+			Suggestion: "Ask for a read-only key (read_only: true), or ask an owner to make you a member"}
+	}
 	var secret string
-	k, err := createInAccount(ctx, s, actor, validate, func(accountID, id string) (*APIKey, accountCreate, error) {
+	k, err := createIn(ctx, s, actor, accountID, validate, func(accountID, id string) (*APIKey, accountCreate, error) {
 		var visible string
 		secret, visible = newSecret()
 		if in.Name == "" {
@@ -151,37 +162,72 @@ func (s *Store) CreateAPIKey(ctx context.Context, actor Actor, in CreateAPIKeyIn
 	return k, secret, nil
 }
 
-// APIKeys lists the actor's account's keys that are not revoked, newest
-// first; expired keys are listed (and refused by Authenticate) until
+// APIKeys lists the keys of the actor's account that are not revoked,
+// newest first: an owner's list has every member's keys, anyone else's
+// their own. Expired keys are listed (and refused by Authenticate) until
 // revoked.
 func (s *Store) APIKeys(ctx context.Context, actor Actor) ([]APIKey, error) {
+	keys, err := s.MemberAPIKeys(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]APIKey, len(keys))
+	for i, k := range keys {
+		out[i] = k.APIKey
+	}
+	return out, nil
+}
+
+// MemberAPIKey is a key with the email of the member it belongs to.
+type MemberAPIKey struct {
+	APIKey
+	Email string
+}
+
+// MemberAPIKeys is APIKeys with whose each key is, for the keys page.
+func (s *Store) MemberAPIKeys(ctx context.Context, actor Actor) ([]MemberAPIKey, error) {
+	q, err := visibleKeys(s.read(ctx), actor)
+	if err != nil {
+		return nil, err
+	}
+	var keys []MemberAPIKey
+	err = q.Select("api_keys.*, users.email").Joins("JOIN users ON users.id = api_keys.user_id").
+		Order("api_keys.created_at DESC, api_keys.id").Scan(&keys).Error
+	return keys, err
+}
+
+// visibleKeys limits a query of api_keys to the unrevoked keys the actor
+// sees and may revoke: an owner every key of the account, anyone else
+// their own.
+func visibleKeys(db *gorm.DB, actor Actor) (*gorm.DB, error) {
 	accountID, err := actor.ownAccount()
 	if err != nil {
 		return nil, err
 	}
-	var keys []APIKey
-	err = s.read(ctx).Where("account_id = ? AND revoked_at IS NULL", accountID).
-		Order("created_at DESC, id").Find(&keys).Error
-	return keys, err
+	q := db.Table("api_keys").Where("api_keys.account_id = ? AND api_keys.revoked_at IS NULL", accountID)
+	if actor.Role != RoleOwner {
+		q = q.Where("api_keys.user_id = ?", actor.UserID)
+	}
+	return q, nil
 }
 
-// APIKey returns a key of the actor's account that is not revoked, by id.
-// Keys of other accounts are not found.
+// APIKey returns a key the actor sees (APIKeys) that is not revoked, by
+// id. Other keys are not found.
 func (s *Store) APIKey(ctx context.Context, actor Actor, id string) (*APIKey, error) {
-	accountID, err := actor.ownAccount()
+	q, err := visibleKeys(s.read(ctx), actor)
 	if err != nil {
 		return nil, err
 	}
 	var k APIKey
-	err = s.read(ctx).Where("id = ? AND account_id = ? AND revoked_at IS NULL", id, accountID).Take(&k).Error
+	err = q.Where("api_keys.id = ?", id).Take(&k).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, NotFound("API key", id)
 	}
 	return &k, err
 }
 
-// RevokeAPIKey revokes a key of the actor's account by id or visible
-// prefix. It stops working at once in this process, and within
+// RevokeAPIKey revokes a key by id or visible prefix: an owner any key of
+// the account, anyone else their own (others' are not found). It stops working at once in this process, and within
 // credentialsCheckInterval in every other process on the same database.
 func (s *Store) RevokeAPIKey(ctx context.Context, actor Actor, idOrPrefix string) (*APIKey, error) {
 	accountID, err := actor.ownAccount()
@@ -190,8 +236,11 @@ func (s *Store) RevokeAPIKey(ctx context.Context, actor Actor, idOrPrefix string
 	}
 	var k APIKey
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		err := tx.Where("account_id = ? AND revoked_at IS NULL AND (id = ? OR prefix = ?)", accountID, idOrPrefix, idOrPrefix).
-			Take(&k).Error
+		q, err := visibleKeys(tx, actor)
+		if err != nil {
+			return err
+		}
+		err = q.Where("api_keys.id = ? OR api_keys.prefix = ?", idOrPrefix, idOrPrefix).Take(&k).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return NotFound("API key", idOrPrefix)
 		} else if err != nil {
@@ -265,9 +314,12 @@ func (s *Store) loadPrincipal(ctx context.Context, hash string) (principal, erro
 		Role          string
 		AccountStatus string
 	}
+	// The role is the member's in the key's account now; a key whose
+	// user is no longer a member is unknown (their keys were revoked).
 	err := s.read(ctx).Table("api_keys").
-		Select("api_keys.*, users.email, users.role, accounts.status AS account_status").
+		Select("api_keys.*, users.email, memberships.role, accounts.status AS account_status").
 		Joins("JOIN users ON users.id = api_keys.user_id").
+		Joins("JOIN memberships ON memberships.account_id = api_keys.account_id AND memberships.user_id = api_keys.user_id").
 		Joins("JOIN accounts ON accounts.id = api_keys.account_id").
 		Where("api_keys.hash = ? AND api_keys.revoked_at IS NULL AND users.status = ?", hash, UserActive).
 		Take(&row).Error

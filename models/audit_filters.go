@@ -23,11 +23,11 @@ const AuditTextMaxLength = 100
 // order the dashboard's filter offers them. audit refuses any other, so a
 // new kind of event cannot be left out of the filter.
 var AuditResources = []string{"instance", "ssh_key", "filesystem", "fabric_partition", "firewall_ruleset", "global_firewall_ruleset",
-	"firewall_rules", "api_key", "session", "user", "account", "ticket", "ticket_attachment", "webhook", "webhook_delivery"}
+	"firewall_rules", "api_key", "session", "user", "account", "ticket", "ticket_attachment", "webhook", "webhook_delivery", "member"}
 
 // AuditActorRoles are the roles an event's actor may have had, as the
 // actor filter takes them.
-var AuditActorRoles = []string{RoleOwner, RoleSupport, OperatorActor.Role, roleSystem}
+var AuditActorRoles = []string{RoleOwner, RoleMember, RoleViewer, RoleSupport, OperatorActor.Role, roleSystem}
 
 func (in *AuditEventsInput) validateDashboardFilters(f *FieldErrors) {
 	if in.ActorRole != "" && !slices.Contains(AuditActorRoles, in.ActorRole) {

@@ -132,7 +132,7 @@ func (s *Store) CreateFabricPartition(ctx context.Context, actor Actor, in Creat
 // fails with CodeFabricPartitionNotFound, and CodeDuplicate (naming
 // "name") when another partition in the same region has the name.
 func (s *Store) RenameFabricPartition(ctx context.Context, actor Actor, id string, in RenameFabricPartitionInput) (*FabricPartition, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (s *Store) RenameFabricPartition(ctx context.Context, actor Actor, id strin
 // partition instances are assigned to; launches take no partition yet, so
 // none ever is.)
 func (s *Store) DeleteFabricPartition(ctx context.Context, actor Actor, id string) (*FabricPartition, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}

@@ -201,7 +201,7 @@ func (s *Store) CreateFirewallRuleset(ctx context.Context, actor Actor, in Creat
 // recorded. It fails with CodeNotFound, and with CodePreconditionFailed,
 // changing nothing, when in.IfMatch does not hold.
 func (s *Store) UpdateFirewallRuleset(ctx context.Context, actor Actor, id string, in UpdateFirewallRulesetInput) (*FirewallRulesetView, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}

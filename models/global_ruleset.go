@@ -43,7 +43,7 @@ func (s *Store) GlobalFirewallRules(ctx context.Context, actor Actor) (RuleList,
 // It fails with CodePreconditionFailed, changing nothing, when in.IfMatch
 // does not hold.
 func (s *Store) UpdateGlobalFirewallRuleset(ctx context.Context, actor Actor, in UpdateGlobalRulesetInput) (RuleList, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return RuleList{}, err
 	}

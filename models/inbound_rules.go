@@ -33,7 +33,7 @@ func (s *Store) InboundFirewallRules(ctx context.Context, actor Actor) (RuleList
 // fails with CodePreconditionFailed, changing nothing, when in.IfMatch
 // does not hold.
 func (s *Store) ReplaceInboundFirewallRules(ctx context.Context, actor Actor, in ReplaceInboundRulesInput) (RuleList, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return RuleList{}, err
 	}

@@ -20,7 +20,7 @@ import (
 // under concurrent launches from any account (see reserveCapacity).
 // Records one instance/launched event per instance: each is its own object.
 func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInstancesInput) ([]string, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}

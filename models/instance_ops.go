@@ -104,7 +104,7 @@ func saveInstance(tx *gorm.DB, inst *Instance) error {
 // CodeInvalidParameters, CodeNotFound (any id not the account's; nothing
 // changes). Records instance/terminated per instance it moves.
 func (s *Store) TerminateInstances(ctx context.Context, actor Actor, in InstanceIDsInput) ([]InstanceDetail, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Store) TerminateInstances(ctx context.Context, actor Actor, in Instance
 // terminating or terminated cannot be restarted); on any error nothing
 // changes. Records instance/restarted per instance.
 func (s *Store) RestartInstances(ctx context.Context, actor Actor, in InstanceIDsInput) ([]InstanceDetail, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func checkInstanceName(f *FieldErrors, name string) {
 // UpdateInstance renames an instance of the actor's account (CodeNotFound
 // for any other id). Records instance/updated when the name changes.
 func (s *Store) UpdateInstance(ctx context.Context, actor Actor, id string, in UpdateInstanceInput) (*InstanceDetail, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,20 @@ func TestUpgradeFromRelease0001(t *testing.T) {
 	if err != nil || actor.AccountID != facts["account_id"] {
 		t.Fatalf("authenticate the fixture's key: %+v, %v", actor, err)
 	}
+	// The account's user is its first owner, and their key stays theirs,
+	// acting as an owner; support staff belong to no account.
+	members, err := store.Members(ctx, actor, "")
+	if err != nil || len(members) != 1 || members[0].Email != facts["owner_email"] || members[0].Role != models.RoleOwner {
+		t.Fatalf("members after the upgrade: %+v, %v", members, err)
+	}
+	if actor.Role != models.RoleOwner || actor.UserID != members[0].UserID {
+		t.Fatalf("the fixture's key acts as %+v, want its owner", actor)
+	}
+	var staffMemberships int64
+	if err := store.DB().Table("memberships").Joins("JOIN users ON users.id = memberships.user_id").
+		Where("users.role = ?", models.RoleSupport).Count(&staffMemberships).Error; err != nil || staffMemberships != 0 {
+		t.Fatalf("support staff memberships: %d, %v", staffMemberships, err)
+	}
 	fss, err := store.Filesystems(ctx, actor)
 	if err != nil || len(fss) != 2 {
 		t.Fatalf("filesystems: %d, %v", len(fss), err)

@@ -29,6 +29,12 @@ type Session struct {
 	CreatedAt  time.Time `gorm:"not null"`
 	LastSeenAt time.Time `gorm:"not null"`
 	Once       *string   // SetSessionOnce's value, until taken
+	// AccountID is the account the session acts on (SwitchAccount); nil
+	// until chosen, meaning the user's default account (defaultAccount).
+	AccountID *string `gorm:"size:32"`
+	// Acting is the user acting on the session's account with their role
+	// there, as SessionByToken found it at this request.
+	Acting Actor `gorm:"-"`
 }
 
 // ErrNoSession is returned for a session token that is unknown, expired,
@@ -127,7 +133,10 @@ func (s *Store) startSession(ctx context.Context, sourceIP string, prepare func(
 		if err := tx.Create(sess).Error; err != nil {
 			return err
 		}
-		actor := u.Actor()
+		actor, err := sessionActor(tx, u, nil)
+		if err != nil {
+			return err
+		}
 		actor.SessionID = sess.ID
 		return s.audit(tx, actor, actor.AccountID, "session", "signed_in", []string{lrn("session", sess.ID)},
 			map[string]any{"email": u.Email, "source_ip": sess.SourceIP})
@@ -139,9 +148,11 @@ func (s *Store) startSession(ctx context.Context, sourceIP string, prepare func(
 }
 
 // SessionByToken returns the session a browser's token stands for, with
-// its user. It fails with ErrNoSession when the session is unknown, idle
-// longer than the idle timeout, older than the maximum age, or its user is
-// deactivated; an expired session is deleted. LastSeenAt is written at
+// its user, and in sess.Acting the user acting on the session's account
+// with their role there. It fails with ErrNoSession when the session is
+// unknown, idle longer than the idle timeout, older than the maximum age,
+// its user is deactivated or no longer a member of the account it chose;
+// an expired session is deleted. LastSeenAt is written at
 // most once a minute.
 func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, *User, error) {
 	if token == "" || len(token) > 128 {
@@ -168,6 +179,12 @@ func (s *Store) SessionByToken(ctx context.Context, token string) (*Session, *Us
 	} else if err != nil {
 		return nil, nil, err
 	}
+	// Checked at every request: a member removed from the session's
+	// account is signed out of it, a new role holds at once.
+	if sess.Acting, err = sessionActor(s.read(ctx), u, sess.AccountID); err != nil {
+		return nil, nil, err
+	}
+	sess.Acting.SessionID = sess.ID
 	if now.Sub(sess.LastSeenAt) >= sessionTouchInterval {
 		sess.LastSeenAt = now
 		err := s.write(ctx, func(tx *gorm.DB) error { return tx.Model(&sess).Update("last_seen_at", now).Error })
@@ -196,7 +213,13 @@ func (s *Store) SignOut(ctx context.Context, token string) error {
 		if err := tx.Delete(&sess).Error; err != nil {
 			return err
 		}
-		actor := u.Actor()
+		actor, err := sessionActor(tx, &u, sess.AccountID)
+		if errors.Is(err, ErrNoSession) {
+			actor, err = u.Actor(), nil // no longer a member there: the event goes to their own log
+		}
+		if err != nil {
+			return err
+		}
 		actor.SessionID = sess.ID
 		return s.audit(tx, actor, actor.AccountID, "session", "signed_out", []string{lrn("session", sess.ID)}, nil)
 	})

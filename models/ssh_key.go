@@ -168,7 +168,7 @@ func (s *Store) SSHKey(ctx context.Context, actor Actor, id string) (*SSHKey, er
 // any other id) and returns it. Instances launched with it keep it. Records
 // ssh_key/deleted.
 func (s *Store) DeleteSSHKey(ctx context.Context, actor Actor, id string) (*SSHKey, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, err
 	}

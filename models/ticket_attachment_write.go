@@ -18,7 +18,7 @@ import (
 // CodeInvalidParameters (bad input, a closed ticket) and CodeQuotaExceeded
 // (AttachmentCountQuota files or AttachmentBytesQuota bytes).
 func (s *Store) InitiateAttachment(ctx context.Context, actor Actor, ticketID string, in InitiateAttachmentInput) (*TicketAttachment, *AttachmentTransfer, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.operates()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,7 +107,7 @@ func (s *Store) SendAttachment(ctx context.Context, t *AttachmentTransfer) (*Tic
 // upload window that ended. Completing an uploaded attachment again
 // returns it unchanged. Only the ticket's owner completes.
 func (s *Store) CompleteAttachment(ctx context.Context, actor Actor, ticketID, id string) (*TicketAttachment, error) {
-	if _, err := actor.ownAccount(); err != nil {
+	if _, err := actor.operates(); err != nil {
 		return nil, err
 	}
 	var a *TicketAttachment
@@ -165,7 +165,7 @@ func (s *Store) CompleteAttachment(ctx context.Context, actor Actor, ticketID, i
 // deleted" audit event. Only the ticket's owner deletes; a deleted or
 // unknown attachment is CodeNotFound.
 func (s *Store) DeleteAttachment(ctx context.Context, actor Actor, ticketID, id string) error {
-	if _, err := actor.ownAccount(); err != nil {
+	if _, err := actor.operates(); err != nil {
 		return err
 	}
 	return s.write(ctx, func(tx *gorm.DB) error {

@@ -56,7 +56,7 @@ func (in *UpdateTicketInput) Validate() error {
 // "comment" or "comment.body".
 func (s *Store) UpdateTicket(ctx context.Context, actor Actor, id string, in UpdateTicketInput) (*Ticket, error) {
 	if !actor.isStaff() {
-		if _, err := actor.ownAccount(); err != nil {
+		if _, err := actor.operates(); err != nil {
 			return nil, err
 		}
 	}

@@ -17,8 +17,10 @@ const (
 	UserDeactivated = "deactivated"
 )
 
-// User signs in to the dashboard and owns API keys. Owners belong to one
-// account; support staff belong to none and work across accounts.
+// User signs in to the dashboard and owns API keys. A customer (Role
+// owner) belongs to accounts through memberships, AccountID being the
+// account created with them, if any; support staff belong to none and
+// work across accounts.
 type User struct {
 	ID           string  `gorm:"primaryKey;size:32"`
 	AccountID    *string `gorm:"size:32;index"`
@@ -30,7 +32,9 @@ type User struct {
 	UpdatedAt    time.Time
 }
 
-// Actor returns the user acting in the dashboard.
+// Actor returns the user acting as the owner of the account created with
+// them (tests, tools, the operator's `users` commands). Sessions and API
+// keys act with the role of a membership, read at each request.
 func (u *User) Actor() Actor {
 	a := Actor{UserID: u.ID, Email: u.Email, Role: u.Role}
 	if u.AccountID != nil {
@@ -137,6 +141,13 @@ func (s *Store) insertUser(tx *gorm.DB, actor Actor, u *User) error {
 			return InvalidField("email", "is already registered")
 		}
 		return err
+	}
+	if accountID != "" {
+		// The user/created event records the account's first owner.
+		m := Membership{AccountID: accountID, UserID: u.ID, Role: RoleOwner, CreatedAt: u.CreatedAt, UpdatedAt: u.CreatedAt}
+		if err := tx.Create(&m).Error; err != nil {
+			return err
+		}
 	}
 	return s.audit(tx, actor, accountID, "user", "created", []string{lrn("user", u.ID)},
 		map[string]any{"email": u.Email, "role": u.Role})

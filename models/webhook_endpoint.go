@@ -221,6 +221,11 @@ func (s *Store) SetWebhook(ctx context.Context, actor Actor, in SetWebhookInput)
 }
 
 func (s *Store) setWebhook(ctx context.Context, actor Actor, in SetWebhookInput, always bool) (*WebhookEndpoint, string, error) {
+	// Before validation: whoever may not change webhooks learns nothing
+	// of the URL (nor makes the server look its host up).
+	if _, err := actor.manages(); err != nil {
+		return nil, "", err
+	}
 	if err := in.Validate(s.webhookGuard, s.cfg.WebhookAllowPrivate); err != nil {
 		return nil, "", err
 	}
@@ -307,7 +312,7 @@ func (s *Store) RevealWebhookSecret(ctx context.Context, actor Actor, id, passwo
 	if actor.UserID == "" {
 		return nil, Errorf(CodeForbidden, "Only a signed-in user can reveal a signing secret")
 	}
-	if _, err := actor.ownAccount(); err != nil {
+	if _, err := actor.manages(); err != nil {
 		return nil, err
 	}
 	if _, err := s.WebhookEndpoint(ctx, actor, id); err != nil {
@@ -369,7 +374,7 @@ type endpointTarget struct {
 // cannot overshoot it.
 func (s *Store) changeWebhook(ctx context.Context, actor Actor, target endpointTarget,
 	change func(e *WebhookEndpoint, created bool) (string, map[string]any)) (*WebhookEndpoint, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.manages()
 	if err != nil {
 		return nil, err
 	}
@@ -455,7 +460,7 @@ func (s *Store) lockEndpoint(tx *gorm.DB, accountID string, target endpointTarge
 // them, disable the endpoint instead). The other endpoints are untouched.
 // Recorded as "webhook deleted".
 func (s *Store) DeleteWebhookEndpoint(ctx context.Context, actor Actor, id string) (*WebhookEndpoint, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.manages()
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *strin
 // be enabled (CodeNotFound, CodeInvalidParameters). Recorded as an audit
 // event.
 func (s *Store) SendTestWebhookEvent(ctx context.Context, actor Actor, id string) (*WebhookEvent, error) {
-	accountID, err := actor.ownAccount()
+	accountID, err := actor.manages()
 	if err != nil {
 		return nil, err
 	}

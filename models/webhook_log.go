@@ -247,10 +247,14 @@ func (s *Store) WebhookHealth(ctx context.Context, actor Actor, endpointID strin
 }
 
 // RedeliverWebhook queues a finished delivery (failed or succeeded) again
-// with a fresh retry schedule, at once. Owners redeliver their account's;
+// with a fresh retry schedule, at once. Owners redeliver their account's
+// (members and viewers get CodeInsufficientScope);
 // support staff anyone's. A pending delivery, or one to a disabled
 // endpoint, is CodeInvalidParameters. The audit event names who asked.
 func (s *Store) RedeliverWebhook(ctx context.Context, actor Actor, id string) (*WebhookDelivery, error) {
+	if err := actor.managesWebhooks(); err != nil {
+		return nil, err
+	}
 	sum, err := s.findDelivery(ctx, actor, id)
 	if err != nil {
 		return nil, err
@@ -300,6 +304,9 @@ func (s *Store) RedeliverFailedWebhooks(ctx context.Context, actor Actor, in Red
 	}
 	if actor.isStaff() && in.AccountID == "" {
 		return 0, InvalidField("account_id", "is required for support staff")
+	}
+	if err := actor.managesWebhooks(); err != nil {
+		return 0, err
 	}
 	e, err := s.redeliveryEndpoint(ctx, actor, in)
 	if err != nil {

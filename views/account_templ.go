@@ -166,6 +166,10 @@ func roleLabel(role string) string {
 	switch role {
 	case "owner":
 		return "Account owner"
+	case "member":
+		return "Member"
+	case "viewer":
+		return "Viewer (read-only)"
 	case "support":
 		return "Support staff"
 	}

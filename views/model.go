@@ -21,15 +21,30 @@ const (
 	NavOverview = "overview"
 	NavAPIKeys  = "api-keys"
 	NavAccount  = "account"
+	NavMembers  = "members"
 
 	NavFilesystems = "filesystems"
 	NavFirewall    = "firewall"
 )
 
-// User is the signed-in user as the header shows them.
+// User is the signed-in user as the header shows them: for a member of
+// an account, their role in the account the session acts on, and the
+// accounts they may switch to.
 type User struct {
-	Email   string
-	Support bool
+	Email      string
+	Support    bool
+	MemberRole string // owner, member or viewer; "" for staff or no account
+	// AccountID is the account the session acts on; Accounts every
+	// account of theirs (the switcher shows when there are two or more).
+	AccountID string
+	Accounts  []AccountChoice
+}
+
+// AccountChoice is one account in the header's switcher.
+type AccountChoice struct {
+	ID    string
+	Label string // whose account: its owner's email
+	Role  string
 }
 
 // Role is the user's role as the domain names it.
@@ -37,7 +52,17 @@ func (u User) Role() string {
 	if u.Support {
 		return "support"
 	}
-	return "owner"
+	return u.MemberRole
+}
+
+// Owns reports whether the user owns the account the session acts on:
+// pages show the controls of members, webhooks and everyone's keys.
+func (u *User) Owns() bool { return u != nil && u.MemberRole == "owner" }
+
+// Operates reports whether the user may change the account's resources
+// (owner or member); a viewer's pages hide the forms.
+func (u *User) Operates() bool {
+	return u != nil && (u.MemberRole == "owner" || u.MemberRole == "member")
 }
 
 // Flash kinds; they are also the CSS modifiers of flashes and alerts.
@@ -180,11 +205,16 @@ type APIKeys struct {
 	Created *CreatedKey // set right after a key was generated
 	APIBase string      // for the usage example
 	CSRF    string
+	// Everyone is set for an owner, who sees every member's keys; Viewer
+	// for a viewer, who may create read-only keys only.
+	Everyone bool
+	Viewer   bool
 }
 
 // APIKey is one row of the keys table.
 type APIKey struct {
 	ID       string
+	Owner    string // email of the member whose key it is
 	Name     string
 	Prefix   string
 	ReadOnly bool
@@ -315,4 +345,21 @@ type RulesetForm struct {
 	Editor            RulesEditor
 	Quota             string // how much of the quota is used, for new ones
 	CSRF              string
+}
+
+// Members is the account's Members page.
+type Members struct {
+	Members []Member
+	Manage  bool     // the viewer owns the account: role and remove controls
+	Roles   []string // the roles a member may have
+	CSRF    string
+}
+
+// Member is one row of the members table.
+type Member struct {
+	UserID string
+	Email  string
+	Role   string
+	Since  time.Time
+	You    bool // the signed-in user
 }

@@ -32,17 +32,18 @@ func usersCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	})
 }
 
-// ownerActor is the CLI acting for the owner with the given email, so
-// that keys it creates belong to them and audit events name them.
+// ownerActor is the CLI acting for the owner with the given email, in
+// the account they own (the one created with them while they still own
+// it), so that keys it creates belong to them and audit events name them.
 func ownerActor(ctx context.Context, store *models.Store, email string) (models.Actor, error) {
 	u, err := store.UserByEmail(ctx, email)
 	if err != nil {
 		return models.Actor{}, err
 	}
-	if u.AccountID == nil {
+	if u.Role == models.RoleSupport {
 		return models.Actor{}, fmt.Errorf("%s is a support user and has no account", u.Email)
 	}
-	return u.Actor(), nil
+	return store.MemberActorByEmail(ctx, u.Email, u.Email)
 }
 
 func apikeysCreate(ctx context.Context, args []string, stdout io.Writer) error {

@@ -30,6 +30,9 @@ commands:
   apikeys revoke   revoke an API key by its visible prefix
   accounts update  change an account's status, billing address or quotas
   tickets set-status  move a ticket to another status, as support staff would
+  members list     list an account's members and their roles
+  members set-role change a member's role (owner, member or viewer)
+  members remove   take a member out of an account, revoking their keys of it
   webhooks set     point an owner's webhook at a URL; prints the token as the last line
   version          print the version, commit and Go version (also --version)
 
@@ -53,6 +56,10 @@ var commands = map[string]command{
 	"tickets set-status": ticketsSetStatus,
 	"webhooks set":       webhooksSet,
 	"version":            versionCommand,
+
+	"members list":     membersList,
+	"members set-role": membersSetRole,
+	"members remove":   membersRemove,
 }
 
 func main() {

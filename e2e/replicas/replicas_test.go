@@ -4,6 +4,7 @@
 package replicas
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -190,4 +191,48 @@ func TestReplicasActAsOneService(t *testing.T) {
 			}, fmt.Sprintf("replica %d to refuse the key within 1 s of its revocation", i+1))
 		}
 	})
+
+	t.Run("a demoted or removed member's key is refused by every replica within 1 s", func(t *testing.T) {
+		c.owner(t, "grace@example.com")
+		memberKey := c.member(t, "grace@example.com", "linus@example.com")
+		for _, s := range r { // every replica has the key cached, with the member's role
+			if code, body := call(t, s, memberKey, "PUT", "/api/v1/firewall-rules", `{"data":[]}`); code != 200 {
+				t.Fatalf("member's write before the change: %d %s", code, body)
+			}
+		}
+		c.cli(t, "members", "set-role", "--account", "grace@example.com", "--email", "linus@example.com", "--role", "viewer")
+		demoted := time.Now()
+		for i, s := range r {
+			testserver.Eventually(t, time.Until(demoted.Add(time.Second)), func() bool {
+				code, body := call(t, s, memberKey, "PUT", "/api/v1/firewall-rules", `{"data":[]}`)
+				return code == http.StatusForbidden && strings.Contains(body, string(models.CodeInsufficientScope))
+			}, fmt.Sprintf("replica %d to refuse the demoted member's write within 1 s", i+1))
+		}
+		c.cli(t, "members", "remove", "--account", "grace@example.com", "--email", "linus@example.com")
+		removed := time.Now()
+		for i, s := range r {
+			testserver.Eventually(t, time.Until(removed.Add(time.Second)), func() bool {
+				code, _ := call(t, s, memberKey, "GET", "/api/v1/filesystems", "")
+				return code == http.StatusUnauthorized
+			}, fmt.Sprintf("replica %d to refuse the removed member's key within 1 s", i+1))
+		}
+	})
+}
+
+// member makes a new user a member of the account of ownerEmail, through
+// the domain on the replicas' database (invitations come by email), and
+// returns a full key of theirs in that account.
+func (c *cluster) member(t *testing.T, ownerEmail, email string) string {
+	t.Helper()
+	store := modelstest.OpenAt(t, c.dsn)
+	owner, err := store.MemberActorByEmail(context.Background(), ownerEmail, ownerEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := modelstest.Member(t, store, owner, email, models.RoleMember)
+	_, secret, err := store.CreateAPIKey(context.Background(), a, models.CreateAPIKeyInput{Name: "full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
 }

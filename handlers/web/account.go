@@ -46,10 +46,11 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, form views.Form) error 
 // accountPageWith renders the account page with both its forms' states.
 func (h *Handlers) accountPageWith(c *fiber.Ctx, status int, form views.Form, email views.EmailChange) error {
 	_, u := signedIn(c)
+	act := actor(c)
 	email.Email, email.CSRF = u.Email, csrfToken(c)
-	v := views.Account{Email: u.Email, Role: u.Role, Form: form, EmailChange: email, CSRF: csrfToken(c)}
-	if u.AccountID != nil {
-		a, err := h.store.Account(c.UserContext(), *u.AccountID)
+	v := views.Account{Email: u.Email, Role: act.Role, Form: form, EmailChange: email, CSRF: csrfToken(c)}
+	if act.AccountID != "" {
+		a, err := h.store.Account(c.UserContext(), act.AccountID)
 		if err != nil {
 			return err
 		}

@@ -41,14 +41,17 @@ func (h *Handlers) CreateAPIKey(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) apiKeysPage(c *fiber.Ctx, status int, form views.Form, created *views.CreatedKey) error {
-	keys, err := h.store.APIKeys(c.UserContext(), actor(c))
+	a := actor(c)
+	keys, err := h.store.MemberAPIKeys(c.UserContext(), a)
 	if err != nil {
 		return err
 	}
-	v := views.APIKeys{Form: form, Created: created, APIBase: c.BaseURL() + "/api/v1", CSRF: csrfToken(c)}
+	v := views.APIKeys{Form: form, Created: created, APIBase: c.BaseURL() + "/api/v1", CSRF: csrfToken(c),
+		Everyone: a.Owns(), Viewer: a.Role == models.RoleViewer}
 	now := h.store.Now()
-	for _, k := range keys {
-		v.Keys = append(v.Keys, views.APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, ReadOnly: k.Scope == models.ScopeReadOnly,
+	for _, mk := range keys {
+		k := mk.APIKey
+		v.Keys = append(v.Keys, views.APIKey{ID: k.ID, Owner: mk.Email, Name: k.Name, Prefix: k.Prefix, ReadOnly: k.Scope == models.ScopeReadOnly,
 			Created: k.CreatedAt, LastUsed: k.LastUsedAt, Expires: k.ExpiresAt, Expired: k.Expired(now), Warning: keyWarning(&k, now)})
 	}
 	return h.page(c, status, "API keys", views.NavAPIKeys, views.APIKeysPage(v))

@@ -30,11 +30,14 @@ var auditResourceLabels = map[string]string{
 	"ticket_attachment":       "Ticket attachments",
 	"webhook":                 "Webhook",
 	"webhook_delivery":        "Webhook deliveries",
+	"member":                  "Members",
 }
 
 // auditActorLabels name the actor filter's choices, models.AuditActorRoles.
 var auditActorLabels = map[string]string{
-	models.RoleOwner:   "You and your API keys",
+	models.RoleOwner:   "Owners and their API keys",
+	models.RoleMember:  "Members and their API keys",
+	models.RoleViewer:  "Viewers and their API keys",
 	models.RoleSupport: "Support",
 	"operator":         "The operator",
 	"system":           "cloudplane",
@@ -189,7 +192,7 @@ func actorOptions(viewer models.Actor) []views.Option {
 	for _, r := range models.AuditActorRoles {
 		label := auditActorLabels[r]
 		if viewer.IsSupport() {
-			if r == models.RoleOwner {
+			if r == models.RoleOwner || r == models.RoleMember || r == models.RoleViewer {
 				continue
 			}
 			if r == models.RoleSupport {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ const auditExportTimeout = 2 * time.Minute
 // auditExportFormat is one way to write an export.
 type auditExportFormat struct {
 	contentType, file string
-	writer            func(*bufio.Writer, models.Actor) func(*models.AuditEvent) error
+	writer            func(w *bufio.Writer, actorName func(*models.AuditEvent) string) func(*models.AuditEvent) error
 }
 
 // auditExportFormats are the export's formats by the format parameter.
@@ -59,7 +60,7 @@ func (h *Handlers) ExportAuditEvents(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer cancel()
-		write := format.writer(w, a)
+		write := format.writer(w, h.actorNamer(ctx, a))
 		n := 0
 		err := export.Each(ctx, func(ev models.AuditEvent) error {
 			if err := write(&ev); err != nil {
@@ -86,7 +87,7 @@ func auditExportURL(values map[string]string, format string) string {
 	return "/audit-events/export?" + q.Encode()
 }
 
-func csvWriter(w *bufio.Writer, viewer models.Actor) func(*models.AuditEvent) error {
+func csvWriter(w *bufio.Writer, actorName func(*models.AuditEvent) string) func(*models.AuditEvent) error {
 	cw := csv.NewWriter(w)
 	header := true
 	return func(ev *models.AuditEvent) error {
@@ -98,7 +99,7 @@ func csvWriter(w *bufio.Writer, viewer models.Actor) func(*models.AuditEvent) er
 		}
 		details, _ := json.Marshal(ev.AdditionalDetails) // compacts the stored object
 		row := []string{ev.ID, ev.EventTime.UTC().Format(time.RFC3339Nano), ev.ServiceName + "." + ev.ResourceName,
-			ev.Action, eventSummary(*ev), eventActor(*ev, viewer, nil), deref(ev.ActorRole), deref(ev.ActorLRN),
+			ev.Action, eventSummary(*ev), actorName(ev), deref(ev.ActorRole), deref(ev.ActorLRN),
 			deref(ev.RequestAPIKeyLRN), strings.Join(ev.ResourceLRNs, " "), deref(ev.ResourceOwnerLRN), string(details)}
 		for i := range row {
 			row[i] = csvSafe(row[i])
@@ -130,10 +131,26 @@ type auditEventLine struct {
 	Actor     string  `json:"actor"`
 }
 
-func jsonLineWriter(w *bufio.Writer, viewer models.Actor) func(*models.AuditEvent) error {
+func jsonLineWriter(w *bufio.Writer, actorName func(*models.AuditEvent) string) func(*models.AuditEvent) error {
 	enc := json.NewEncoder(w)
 	return func(ev *models.AuditEvent) error {
 		return enc.Encode(auditEventLine{AuditEventJSON: respond.AuditEvent(*ev), ActorRole: ev.ActorRole,
-			Summary: eventSummary(*ev), Actor: eventActor(*ev, viewer, nil)})
+			Summary: eventSummary(*ev), Actor: actorName(ev)})
+	}
+}
+
+// actorNamer names each event's actor as the log page does, looking each
+// user up once (the export is streamed, so not all at once). A lookup that
+// fails leaves the generic name.
+func (h *Handlers) actorNamer(ctx context.Context, viewer models.Actor) func(*models.AuditEvent) string {
+	emails, looked := map[string]string{}, map[string]bool{}
+	return func(ev *models.AuditEvent) string {
+		if id := ev.ActorUserID(); id != "" && !looked[id] {
+			looked[id] = true
+			if found, err := h.store.MemberActorEmails(ctx, viewer, []models.AuditEvent{*ev}); err == nil {
+				maps.Copy(emails, found)
+			}
+		}
+		return eventActor(*ev, viewer, emails)
 	}
 }

@@ -52,7 +52,7 @@ func TestAuditLogActorsAndWebhookWording(t *testing.T) {
 	}
 	b.get("/audit-events?actor=operator").expect(http.StatusOK).contains("User created").lacks("<summary>Webhook")
 	b.get("/audit-events?actor=root").expect(http.StatusUnprocessableEntity).
-		fieldError("actor", "Actor must be one of owner, support, operator, system.")
+		fieldError("actor", "Actor must be one of owner, member, viewer, support, operator, system.")
 
 	var roles []string
 	e.store.DB().Model(&models.AuditEvent{}).Where("resource_name = ? AND action = ?", "ticket", "updated").

@@ -64,7 +64,7 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	}
 	m := views.Meta{Title: v.Title}
 	if sess, u := signedIn(c); u != nil {
-		m.User = viewUser(u)
+		m.User = viewUser(sess, u)
 		m.CSRF = sess.CSRFToken
 	}
 	if isFragment(c) {

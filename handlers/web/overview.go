@@ -34,8 +34,12 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v.Alerts = append(v.Alerts, webhook...)
+	emails, err := h.actorEmails(c, a, events)
+	if err != nil {
+		return err
+	}
 	for _, ev := range events {
-		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a, nil)})
+		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a, emails)})
 	}
 	return h.page(c, fiber.StatusOK, "Overview", views.NavOverview, views.OverviewPage(v))
 }
@@ -93,6 +97,9 @@ var eventSummaries = map[string]string{
 	"session signed_in":  "Signed in to the dashboard",
 	"session signed_out": "Signed out of the dashboard",
 	"user created":       "User created",
+	"member created":     "Member added",
+	"member updated":     "Member's role changed",
+	"member deleted":     "Member removed",
 	"user updated":       "Password changed",
 	"api_key created":    "API key created",
 	"api_key deleted":    "API key revoked",
@@ -180,6 +187,11 @@ func eventActor(ev models.AuditEvent, viewer models.Actor, emails map[string]str
 			return "Support (" + email + ")"
 		}
 		return "Support"
+	case emails[ev.ActorUserID()] != "":
+		if ev.RequestAPIKeyLRN != nil {
+			return emails[ev.ActorUserID()] + ", with an API key"
+		}
+		return emails[ev.ActorUserID()]
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:operator:"):
 		return "The operator"
 	case strings.HasPrefix(*ev.ActorLRN, "lrn:cloud:service:"):
@@ -188,11 +200,8 @@ func eventActor(ev models.AuditEvent, viewer models.Actor, emails map[string]str
 	return "Another user"
 }
 
-// actorEmails names the support staff behind events, for a viewer who is
-// staff; nil for owners, who read "Support".
+// actorEmails names the members behind events, and for a viewer who is
+// staff the support staff too (members read "Support").
 func (h *Handlers) actorEmails(c *fiber.Ctx, viewer models.Actor, events []models.AuditEvent) (map[string]string, error) {
-	if !viewer.IsSupport() {
-		return nil, nil
-	}
-	return h.store.SupportActorEmails(c.UserContext(), viewer, events)
+	return h.store.MemberActorEmails(c.UserContext(), viewer, events)
 }

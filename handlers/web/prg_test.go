@@ -60,6 +60,7 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 	params["/tickets/"+tk.ID+"/attachments"] = attachments[0]
 	params["/accounts"] = *ada.AccountID
 	params["/fabric"] = e.partition(ada, "train", "us-east-1").ID
+	params["/members"] = ada.ID
 	// Support pages are walked by support staff.
 	e.user("help@example.com", models.RoleSupport)
 	support := e.signedIn("help@example.com")

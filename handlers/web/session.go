@@ -47,7 +47,7 @@ func (h *Handlers) LoadSession(c *fiber.Ctx) error {
 	default:
 		c.Locals(sessionLocal, sess)
 		c.Locals(userLocal, u)
-		observe.SetAccount(c, u.Actor().AccountID)
+		observe.SetAccount(c, sess.Acting.AccountID)
 	}
 	return c.Next()
 }
@@ -82,15 +82,14 @@ func signedIn(c *fiber.Ctx) (*models.Session, *models.User) {
 	return sess, u
 }
 
-// actor is the signed-in user as the domain sees them.
+// actor is the signed-in user as the domain sees them: acting on the
+// session's account with their role there, read at this request.
 func actor(c *fiber.Ctx) models.Actor {
 	sess, u := signedIn(c)
 	if u == nil {
 		return models.Actor{}
 	}
-	a := u.Actor()
-	a.SessionID = sess.ID
-	return a
+	return sess.Acting
 }
 
 var errCSRF = &models.Error{Code: models.CodeForbidden,

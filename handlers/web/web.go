@@ -86,7 +86,16 @@ func (h *Handlers) meta(c *fiber.Ctx, title, nav string) (views.Meta, error) {
 	if u == nil {
 		return m, nil
 	}
-	m.User = viewUser(u)
+	m.User = viewUser(sess, u)
+	if m.User.MemberRole != "" {
+		accounts, err := h.store.MemberAccounts(c.UserContext(), u.ID)
+		if err != nil {
+			return m, err
+		}
+		for _, a := range accounts {
+			m.User.Accounts = append(m.User.Accounts, views.AccountChoice{ID: a.AccountID, Label: a.OwnerEmail, Role: a.Role})
+		}
+	}
 	if sess.Flash != "" {
 		m.Flash = &views.Flash{Kind: views.Success, Text: sess.Flash}
 		if err := h.store.ClearSessionFlash(c.UserContext(), sess.ID); err != nil {
@@ -96,8 +105,14 @@ func (h *Handlers) meta(c *fiber.Ctx, title, nav string) (views.Meta, error) {
 	return m, nil
 }
 
-func viewUser(u *models.User) *views.User {
-	return &views.User{Email: u.Email, Support: u.Role == models.RoleSupport}
+// viewUser is who the header names: for a member, with their role in the
+// account the session acts on (the switcher's list is meta's to add).
+func viewUser(sess *models.Session, u *models.User) *views.User {
+	v := &views.User{Email: u.Email, Support: u.Role == models.RoleSupport}
+	if !v.Support {
+		v.MemberRole, v.AccountID = sess.Acting.Role, sess.Acting.AccountID
+	}
+	return v
 }
 
 // page renders content with the meta for title and nav.

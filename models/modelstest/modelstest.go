@@ -241,3 +241,30 @@ func HoldWriteLock(tb testing.TB, dsn string) (release func()) {
 	tb.Cleanup(release)
 	return release
 }
+
+// Member makes the user with email (created, with an account of their own,
+// if new) a member of owner's account with role, and returns them acting
+// there and the secret of a key of theirs in it: full, read-only for a
+// viewer.
+func Member(tb testing.TB, store *models.Store, owner models.Actor, email, role string) (models.Actor, string) {
+	tb.Helper()
+	ctx := context.Background()
+	u, err := store.UserByEmail(ctx, email)
+	if models.ErrorCode(err) == models.CodeNotFound {
+		u, _ = Owner(tb, store, email)
+	} else if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := store.AddMemberNow(ctx, owner, owner.AccountID, u.ID, role); err != nil {
+		tb.Fatalf("add %s as %s: %v", email, role, err)
+	}
+	a, err := store.MemberActorByEmail(ctx, owner.Email, email)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, secret, err := store.CreateAPIKey(ctx, a, models.CreateAPIKeyInput{Name: email, ReadOnly: role == models.RoleViewer})
+	if err != nil {
+		tb.Fatalf("key of %s: %v", email, err)
+	}
+	return a, secret
+}

@@ -1,0 +1,316 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+)
+
+// join is modelstest.Member.
+var join = modelstest.Member
+
+// Every role meets the same rules in the domain, whichever door it came
+// through: an owner does everything, a member the account's resources but
+// not its members or webhooks, a viewer only reads (and makes read-only
+// keys). A refusal is global/insufficient-scope.
+func TestRolesAreCheckedInTheDomain(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	member, _ := join(t, s, f.alice, "member@example.com", models.RoleMember)
+	viewer, _ := join(t, s, f.alice, "viewer@example.com", models.RoleViewer)
+
+	ops := []struct {
+		name   string
+		allows []string // roles allowed
+		do     func(a models.Actor) error
+	}{
+		{"list filesystems", models.MemberRoles, func(a models.Actor) error { _, err := s.Filesystems(ctx, a); return err }},
+		{"list members", models.MemberRoles, func(a models.Actor) error { _, err := s.Members(ctx, a, ""); return err }},
+		{"read webhooks", models.MemberRoles, func(a models.Actor) error { _, err := s.WebhookEndpoints(ctx, a, ""); return err }},
+		{"create filesystem", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.CreateFilesystem(ctx, a, models.CreateFilesystemInput{Name: "fs-" + a.Role, Region: "us-east-1"})
+			return err
+		}},
+		{"create SSH key", []string{"owner", "member"}, func(a models.Actor) error {
+			_, _, err := s.CreateSSHKey(ctx, a, models.CreateSSHKeyInput{Name: "k-" + a.Role})
+			return err
+		}},
+		{"create ruleset", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.CreateFirewallRuleset(ctx, a, models.CreateFirewallRulesetInput{Name: "r-" + a.Role, Region: "us-east-1", Rules: []models.FirewallRule{}})
+			return err
+		}},
+		{"create ticket", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.CreateTicket(ctx, a, models.CreateTicketInput{Subject: "help", Description: "please", Type: models.TicketServiceRequest})
+			return err
+		}},
+		{"replace inbound rules", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.ReplaceInboundFirewallRules(ctx, a, models.ReplaceInboundRulesInput{Rules: []models.FirewallRule{}})
+			return err
+		}},
+		{"update the global ruleset", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.UpdateGlobalFirewallRuleset(ctx, a, models.UpdateGlobalRulesetInput{Rules: &[]models.FirewallRule{}})
+			return err
+		}},
+		{"create fabric partition", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.CreateFabricPartition(ctx, a, models.CreateFabricPartitionInput{Name: "p-" + a.Role, Region: "us-east-1"})
+			return err
+		}},
+		{"launch an instance", []string{"owner", "member"}, func(a models.Actor) error {
+			_, err := s.LaunchInstances(ctx, a, launchInput("us-east-1", 1))
+			return err
+		}},
+		{"full API key", []string{"owner", "member"}, func(a models.Actor) error {
+			_, _, err := s.CreateAPIKey(ctx, a, models.CreateAPIKeyInput{})
+			return err
+		}},
+		{"read-only API key", models.MemberRoles, func(a models.Actor) error {
+			_, _, err := s.CreateAPIKey(ctx, a, models.CreateAPIKeyInput{ReadOnly: true})
+			return err
+		}},
+		{"create webhook", []string{"owner"}, func(a models.Actor) error {
+			_, _, err := s.CreateWebhookEndpoint(ctx, a, models.SetWebhookInput{URL: "https://hooks.example.com/" + a.Role})
+			return err
+		}},
+		{"send a test webhook event", []string{"owner"}, func(a models.Actor) error {
+			_, err := s.SendTestWebhookEvent(ctx, a, "0123456789abcdef0123456789abcdef")
+			if models.ErrorCode(err) == models.CodeNotFound {
+				return nil // allowed, and there is no such endpoint
+			}
+			return err
+		}},
+		{"change a role", []string{"owner"}, func(a models.Actor) error {
+			_, err := s.SetMemberRole(ctx, a, models.MemberInput{Member: "viewer@example.com", Role: models.RoleViewer})
+			return err
+		}},
+		{"remove a member", []string{"owner"}, func(a models.Actor) error {
+			_, err := s.RemoveMember(ctx, a, models.MemberInput{Member: "nobody@example.com"})
+			if models.ErrorCode(err) == models.CodeNotFound {
+				return nil // allowed, and nobody is not a member
+			}
+			return err
+		}},
+	}
+	for _, op := range ops {
+		for _, a := range []models.Actor{f.alice, member, viewer} {
+			err := op.do(a)
+			allowed := false
+			for _, r := range op.allows {
+				allowed = allowed || r == a.Role
+			}
+			switch {
+			case allowed && err != nil:
+				t.Errorf("%s as %s: %v", op.name, a.Role, err)
+			case !allowed && models.ErrorCode(err) != models.CodeInsufficientScope:
+				t.Errorf("%s as %s: %v, want %s", op.name, a.Role, err, models.CodeInsufficientScope)
+			}
+		}
+	}
+	// Nobody acts on an account they are not a member of.
+	if _, err := s.MemberActorByEmail(ctx, "alice@example.com", "bob@example.com"); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("bob in alice's account: %v", err)
+	}
+}
+
+// The last owner cannot be demoted, removed or leave; another owner can.
+func TestTheLastOwnerStays(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	member, _ := join(t, s, f.alice, "member@example.com", models.RoleMember)
+	for name, do := range map[string]func() error{
+		"demote": func() error {
+			_, err := s.SetMemberRole(ctx, f.alice, models.MemberInput{Member: "alice@example.com", Role: models.RoleMember})
+			return err
+		},
+		"remove": func() error {
+			_, err := s.RemoveMember(ctx, f.alice, models.MemberInput{Member: f.alice.UserID})
+			return err
+		},
+		"leave": func() error { _, err := s.LeaveAccount(ctx, f.alice); return err },
+		"operator demotes": func() error {
+			_, err := s.SetMemberRole(ctx, models.OperatorActor, models.MemberInput{AccountID: f.alice.AccountID,
+				Member: "alice@example.com", Role: models.RoleViewer})
+			return err
+		},
+	} {
+		if err := do(); !models.IsLastOwner(err) || models.ErrorCode(err) != models.CodeConflict {
+			t.Errorf("%s the last owner: %v", name, err)
+		}
+	}
+	// With a second owner, the first may leave.
+	if _, err := s.SetMemberRole(ctx, f.alice, models.MemberInput{Member: member.Email, Role: models.RoleOwner}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LeaveAccount(ctx, f.alice); err != nil {
+		t.Fatalf("leave with another owner: %v", err)
+	}
+	ms := modelstest.Must[[]models.Member](t)(s.Members(ctx, models.OperatorActor, f.alice.AccountID))
+	if len(ms) != 1 || ms[0].Email != member.Email || ms[0].Role != models.RoleOwner {
+		t.Fatalf("members after alice left: %+v", ms)
+	}
+	events := f.events(t, models.Actor{UserID: member.UserID, Email: member.Email, Role: models.RoleOwner,
+		AccountID: f.alice.AccountID}, "member")
+	var actions []string
+	for _, ev := range events {
+		actions = append(actions, ev.Action+" by "+*ev.ActorRole)
+	}
+	slices.Sort(actions) // one instant on the test's clock
+	if fmt.Sprint(actions) != "[created by owner deleted by owner updated by owner]" {
+		t.Fatalf("member events: %v", actions)
+	}
+}
+
+// Owners demoting each other all at once leave exactly one owner: the
+// account row is locked and the owners counted in the transaction that
+// writes. On PostgreSQL these transactions really run at once.
+func TestConcurrentDemotionsLeaveOneOwner(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	const n = 12
+	owners := []models.Actor{f.alice}
+	for i := 1; i < n; i++ {
+		a, _ := join(t, s, f.alice, fmt.Sprintf("owner%d@example.com", i), models.RoleOwner)
+		owners = append(owners, a)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range owners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			next := owners[(i+1)%n]
+			_, errs[i] = s.SetMemberRole(ctx, owners[i], models.MemberInput{Member: next.UserID, Role: models.RoleMember})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	refused := 0
+	for _, err := range errs {
+		switch {
+		case models.IsLastOwner(err):
+			refused++
+		case err != nil:
+			t.Errorf("demotion: %v", err)
+		}
+	}
+	ms := modelstest.Must[[]models.Member](t)(s.Members(ctx, models.OperatorActor, f.alice.AccountID))
+	left := 0
+	for _, m := range ms {
+		if m.Role == models.RoleOwner {
+			left++
+		}
+	}
+	if left != 1 || refused != 1 {
+		t.Fatalf("%d owners left, %d demotions refused; want 1 and 1", left, refused)
+	}
+}
+
+// A key acts with its member's role at each request: demoted to viewer on
+// one replica, the member's old full key is refused writes on another
+// within the credentials interval; removed, their key is unknown there and
+// their sessions on the account are over, while their own account's
+// session goes on.
+func TestRoleChangesReachOtherReplicas(t *testing.T) {
+	ctx := context.Background()
+	clock, here, there := twoReplicas(t)
+	owner, _ := modelstest.Owner(t, here, "owner@example.com")
+	member, secret := join(t, here, owner.Actor(), "member@example.com", models.RoleMember)
+
+	a, err := there.Authenticate(ctx, secret)
+	if err != nil || a.Role != models.RoleMember || a.AccountID != owner.Actor().AccountID {
+		t.Fatalf("member's key: %+v, %v", a, err)
+	}
+	if _, err := there.CreateFilesystem(ctx, a, models.CreateFilesystemInput{Name: "a", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := here.SetMemberRole(ctx, owner.Actor(), models.MemberInput{Member: member.Email, Role: models.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(250 * time.Millisecond)
+	a, err = there.Authenticate(ctx, secret)
+	if err != nil || a.Role != models.RoleViewer {
+		t.Fatalf("demoted member's key: %+v, %v", a, err)
+	}
+	_, err = there.CreateFilesystem(ctx, a, models.CreateFilesystemInput{Name: "b", Region: "us-east-1"})
+	wantCode(t, err, models.CodeInsufficientScope)
+
+	// Sessions: one on the owner's account, one on the member's own.
+	sign := func() string {
+		_, token, err := there.SignIn(ctx, models.SignInInput{Email: member.Email, Password: "correct horse battery"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	onOwners, onOwn := sign(), sign()
+	sess := sessionOf(t, there, onOwners)
+	if err := there.SwitchAccount(ctx, sess.Acting, owner.Actor().AccountID); err != nil {
+		t.Fatal(err)
+	}
+	sess = sessionOf(t, there, onOwners)
+	if sess.Acting.AccountID != owner.Actor().AccountID || sess.Acting.Role != models.RoleViewer {
+		t.Fatalf("switched session acts as %+v", sess.Acting)
+	}
+	if err := there.SwitchAccount(ctx, sess.Acting, "0123456789abcdef0123456789abcdef"); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("switch to an account of no membership: %v", err)
+	}
+
+	if _, err := here.RemoveMember(ctx, owner.Actor(), models.MemberInput{Member: member.Email}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(250 * time.Millisecond)
+	if _, err := there.Authenticate(ctx, secret); models.ErrorCode(err) != models.CodeInvalidAPIKey {
+		t.Fatalf("removed member's key on the other replica: %v", err)
+	}
+	if _, _, err := there.SessionByToken(ctx, onOwners); !errors.Is(err, models.ErrNoSession) {
+		t.Fatalf("removed member's session on the account: %v", err)
+	}
+	sess = sessionOf(t, there, onOwn)
+	if sess.Acting.AccountID == owner.Actor().AccountID || sess.Acting.Role != models.RoleOwner {
+		t.Fatalf("the member's session on their own account: %+v", sess.Acting)
+	}
+}
+
+// An owner sees and revokes every member's keys; a member only their own.
+func TestOwnersManageEveryKey(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	member, _ := join(t, s, f.alice, "member@example.com", models.RoleMember)
+	all := modelstest.Must[[]models.MemberAPIKey](t)(s.MemberAPIKeys(ctx, f.alice))
+	mine := modelstest.Must[[]models.MemberAPIKey](t)(s.MemberAPIKeys(ctx, member))
+	if len(all) != 2 || len(mine) != 1 || mine[0].Email != member.Email {
+		t.Fatalf("owner sees %d keys, member %d (%+v)", len(all), len(mine), mine)
+	}
+	var ownersKey string
+	for _, k := range all {
+		if k.UserID == f.alice.UserID {
+			ownersKey = k.ID
+		}
+	}
+	_, err := s.RevokeAPIKey(ctx, member, ownersKey)
+	wantCode(t, err, models.CodeNotFound)
+	if _, err := s.RevokeAPIKey(ctx, f.alice, mine[0].ID); err != nil {
+		t.Fatalf("owner revokes the member's key: %v", err)
+	}
+}
+
+func sessionOf(t *testing.T, store *models.Store, token string) *models.Session {
+	t.Helper()
+	sess, _, err := store.SessionByToken(context.Background(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
