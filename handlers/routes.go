@@ -111,7 +111,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve", "/tickets/:id/attachments",
 		"/tickets/:id/assignee", "/tickets/:id/notes",
 		"/webhook/:id/enabled", "/webhook/:id/test",
-		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver"} {
+		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver",
+		"/account/notifications"} {
 		app.Get(form, web.FormPage)
 	}
 
@@ -131,6 +132,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/account", web.RequireUser, w.Account)
 	app.Post("/account/password", web.RequireUser, w.ChangePassword)
 	app.Post("/account/email", web.RequireUser, w.ChangeEmail)
+	app.Post("/account/notifications", web.RequireUser, w.SaveNotifications)
 	app.Get("/api-keys", web.RequireUser, w.APIKeys)
 	app.Post("/api-keys", web.RequireUser, w.CreateAPIKey)
 	app.Get("/api-keys/:id/revoke", web.RequireUser, w.ConfirmRevokeAPIKey)

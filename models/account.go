@@ -189,10 +189,14 @@ func (s *Store) updateAccount(ctx context.Context, actor Actor, in UpdateAccount
 				return err
 			}
 		}
+		if err := s.notifyAccountChanged(tx, a.ID, changes); err != nil {
+			return err
+		}
 		return s.audit(tx, actor, a.ID, "account", "updated", []string{lrn("account", a.ID)}, changes)
 	})
 	if err == nil {
 		s.keys.forgetAccount(out.ID)
+		s.wakeMail()
 	}
 	return out, err
 }

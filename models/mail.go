@@ -20,6 +20,18 @@ const (
 	MailPasswordReset      = "password_reset"
 	MailEmailChangeConfirm = "email_change_confirm"
 	MailEmailChangeNotice  = "email_change_notice"
+
+	// Notifications (notification.go): each kind belongs to one topic a
+	// user may turn off on /account.
+	MailTicketReplied     = "ticket_replied"
+	MailTicketSolved      = "ticket_solved"
+	MailWebhookFailing    = "webhook_failing"
+	MailWebhookDisabled   = "webhook_disabled"
+	MailAPIKeyExpiring    = "api_key_expiring"
+	MailAccountChanged    = "account_changed"
+	MailMembershipChanged = "membership_changed"
+	MailTicketSev1        = "ticket_sev1"
+	MailTicketAssigned    = "ticket_assigned"
 )
 
 // mailSubjects are the subjects of each kind, stored with the message so
@@ -29,6 +41,16 @@ var mailSubjects = map[string]string{
 	MailPasswordReset:      "cloudplane: reset your password",
 	MailEmailChangeConfirm: "cloudplane: confirm your new email address",
 	MailEmailChangeNotice:  "cloudplane: your email address is being changed",
+
+	MailTicketReplied:     "cloudplane: support replied to your ticket",
+	MailTicketSolved:      "cloudplane: support solved your ticket",
+	MailWebhookFailing:    "cloudplane: a webhook endpoint has been failing for an hour",
+	MailWebhookDisabled:   "cloudplane: a webhook endpoint was disabled",
+	MailAPIKeyExpiring:    "cloudplane: an API key of yours expires within 7 days",
+	MailAccountChanged:    "cloudplane: support changed your account",
+	MailMembershipChanged: "cloudplane: your access to an account changed",
+	MailTicketSev1:        "cloudplane: new severity 1 ticket",
+	MailTicketAssigned:    "cloudplane: a ticket was assigned to you",
 }
 
 // MailMessage is one email in the outbox. Data holds what its template
@@ -56,12 +78,22 @@ type MailMessage struct {
 // the change that causes it; the worker is woken once tx commits (the
 // caller calls s.wakeMail after the write).
 func (s *Store) enqueueMail(tx *gorm.DB, kind, recipient string, data map[string]string) error {
+	return s.enqueueMailAt(tx, NewID(), kind, recipient, data, time.Time{})
+}
+
+// enqueueMailAt is enqueueMail for a message with the given id, not sent
+// before due (at once when zero): a batched notification waits for the
+// end of its window.
+func (s *Store) enqueueMailAt(tx *gorm.DB, id, kind, recipient string, data map[string]string, due time.Time) error {
 	now := s.Now()
 	if data == nil {
 		data = map[string]string{}
 	}
-	m := MailMessage{ID: NewID(), Kind: kind, Recipient: recipient, Subject: mailSubjects[kind], Data: data,
-		Status: MailPending, NextAttemptAt: now, CreatedAt: now, UpdatedAt: now}
+	if due.IsZero() {
+		due = now
+	}
+	m := MailMessage{ID: id, Kind: kind, Recipient: recipient, Subject: mailSubjects[kind], Data: data,
+		Status: MailPending, NextAttemptAt: dbTime(due), CreatedAt: now, UpdatedAt: now}
 	return tx.Create(&m).Error
 }
 

@@ -40,9 +40,10 @@ func (a Actor) memberAdmin(requested string) (string, error) {
 }
 
 // AddMember makes userID a member of accountID with role inside tx, with a
-// member/created audit event by actor. It is the one way in: an accepted
-// invitation calls it in its own transaction. An existing member is
-// CodeDuplicate.
+// member/created audit event by actor, and (unless they added themselves)
+// a notification for the new member: the caller calls s.wakeMail after
+// the commit. It is the one way in: an accepted invitation calls it in its
+// own transaction. An existing member is CodeDuplicate.
 func (s *Store) AddMember(tx *gorm.DB, actor Actor, accountID, userID, role string) (*Membership, error) {
 	if err := validRole("role", role); err != nil {
 		return nil, err
@@ -64,6 +65,11 @@ func (s *Store) AddMember(tx *gorm.DB, actor Actor, accountID, userID, role stri
 			return nil, Errorf(CodeDuplicate, "%s is already a member of this account", u.Email)
 		}
 		return nil, err
+	}
+	if actor.UserID != userID { // one who joins by their own hand needs no mail about it
+		if err := s.notifyMembership(tx, userID, accountID, MembershipAdded, role); err != nil {
+			return nil, err
+		}
 	}
 	return m, s.audit(tx, actor, accountID, "member", "created", []string{lrn("user", userID)},
 		map[string]any{"email": u.Email, "role": role})
@@ -108,6 +114,9 @@ func (s *Store) SetMemberRole(ctx context.Context, actor Actor, in MemberInput) 
 		if err := bumpCredentials(tx); err != nil {
 			return err
 		}
+		if err := s.notifyMembership(tx, m.UserID, accountID, MembershipRoleChanged, m.Role); err != nil {
+			return err
+		}
 		return s.audit(tx, actor, accountID, "member", "updated", []string{lrn("user", m.UserID)},
 			map[string]any{"email": m.Email, "role": m.Role, "previous_role": previous})
 	})
@@ -115,6 +124,7 @@ func (s *Store) SetMemberRole(ctx context.Context, actor Actor, in MemberInput) 
 		return nil, err
 	}
 	s.keys.forgetAccount(accountID)
+	s.wakeMail()
 	return out, nil
 }
 
@@ -236,5 +246,8 @@ func (s *Store) AddMemberNow(ctx context.Context, actor Actor, accountID, userID
 		m, err = s.AddMember(tx, actor, accountID, userID, role)
 		return err
 	})
+	if err == nil {
+		s.wakeMail()
+	}
 	return m, err
 }

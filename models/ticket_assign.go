@@ -70,6 +70,9 @@ func (s *Store) AssignTicket(ctx context.Context, actor Actor, id string, in Ass
 		if _, err := s.recordActivity(tx, actor, t.ID, ActivityAssignment, from, to, nil); err != nil {
 			return err
 		}
+		if err := s.notifyAssigned(tx, actor, t, in.Assignee); err != nil {
+			return err
+		}
 		// User LRNs rather than emails: the owner reads this account's log.
 		return s.audit(tx, actor, t.AccountID, "ticket", "assigned", []string{lrn("ticket", t.ID)},
 			map[string]any{"from": userLRN(current), "to": userLRN(in.Assignee)})
@@ -77,6 +80,7 @@ func (s *Store) AssignTicket(ctx context.Context, actor Actor, id string, in Ass
 	if err != nil {
 		return nil, err
 	}
+	s.wakeMail()
 	return out, nil
 }
 

@@ -92,11 +92,15 @@ func (s *Store) UpdateTicket(ctx context.Context, actor Actor, id string, in Upd
 			}
 		}
 		out = t
+		if err := s.notifyTicketUpdate(tx, actor, t, changes); err != nil {
+			return err
+		}
 		return s.audit(tx, actor, t.AccountID, "ticket", "updated", []string{lrn("ticket", t.ID)}, changes)
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.wakeMail()
 	if event {
 		s.wake()
 	}

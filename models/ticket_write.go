@@ -124,6 +124,9 @@ func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketIn
 				if err := s.addComment(tx, actor, t, 0, in.Description); err != nil {
 					return err
 				}
+				if err := s.notifyTicketCreated(tx, t); err != nil {
+					return err
+				}
 				return s.enqueueTicketEvent(tx, EventTicketCreated, t)
 			},
 			details: map[string]any{"subject": t.Subject, "type": t.RequestType, "severity": t.Severity}}, nil
@@ -132,6 +135,7 @@ func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketIn
 		return nil, err
 	}
 	s.wake()
+	s.wakeMail()
 	return t, nil
 }
 

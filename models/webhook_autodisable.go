@@ -89,6 +89,9 @@ func (s *Store) DisableFailingWebhookEndpoints(ctx context.Context) (int, error)
 			disabled++
 		}
 	}
+	if disabled > 0 {
+		s.wakeMail() // its owners are told
+	}
 	return disabled, nil
 }
 

@@ -505,6 +505,9 @@ func (s *Store) disableEndpoint(tx *gorm.DB, endpointID, reason string) error {
 	if err := s.failPending(tx, endpointID, "the webhook was disabled: "+reason); err != nil {
 		return err
 	}
+	if err := s.notifyEndpointDisabled(tx, endpointID, reason); err != nil {
+		return err
+	}
 	var accountID string
 	if err := tx.Model(&WebhookEndpoint{}).Where("id = ?", endpointID).Pluck("account_id", &accountID).Error; err != nil {
 		return err

@@ -241,6 +241,7 @@ type Account struct {
 	AccountStatus string
 	Form          Form
 	EmailChange   EmailChange
+	Notifications Notifications
 	CSRF          string
 }
 

@@ -43,12 +43,47 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, form views.Form) error 
 	return h.accountPageWith(c, status, form, views.EmailChange{})
 }
 
+// SaveNotifications records which emails the signed-in user gets: the
+// ticked topics on, the others off. A name not offered to them is shown
+// beside the checkboxes (422), and nothing changes.
+func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
+	on := formList(c, "notify")
+	err := h.store.SetNotificationPreferences(c.UserContext(), actor(c), models.NotificationPreferencesInput{On: on})
+	if err != nil {
+		var form views.Form
+		status, err := formError(err, &form)
+		if err != nil {
+			return err
+		}
+		showAt(c, "/account")
+		return h.accountPageWithNotices(c, status, views.Form{}, views.EmailChange{}, form)
+	}
+	if err := h.flash(c, "Notification settings saved."); err != nil {
+		return err
+	}
+	return redirect(c, "/account#notifications")
+}
+
 // accountPageWith renders the account page with both its forms' states.
 func (h *Handlers) accountPageWith(c *fiber.Ctx, status int, form views.Form, email views.EmailChange) error {
+	return h.accountPageWithNotices(c, status, form, email, views.Form{})
+}
+
+// accountPageWithNotices renders the account page with each form's state,
+// the notification settings as stored.
+func (h *Handlers) accountPageWithNotices(c *fiber.Ctx, status int, form views.Form, email views.EmailChange, notices views.Form) error {
 	_, u := signedIn(c)
 	act := actor(c)
 	email.Email, email.CSRF = u.Email, csrfToken(c)
-	v := views.Account{Email: u.Email, Role: act.Role, Form: form, EmailChange: email, CSRF: csrfToken(c)}
+	settings, err := h.store.NotificationSettings(c.UserContext(), act)
+	if err != nil {
+		return err
+	}
+	n := views.Notifications{Form: notices, CSRF: csrfToken(c)}
+	for _, s := range settings {
+		n.Choices = append(n.Choices, views.Option{Value: s.Name, Label: s.Label, Note: s.Hint, Checked: s.On})
+	}
+	v := views.Account{Email: u.Email, Role: act.Role, Form: form, EmailChange: email, Notifications: n, CSRF: csrfToken(c)}
 	if act.AccountID != "" {
 		a, err := h.store.Account(c.UserContext(), act.AccountID)
 		if err != nil {

@@ -21,7 +21,10 @@ type Message struct {
 	LinkURL   string
 	Reason    string // why the recipient got this message
 	Stop      string // how to stop getting it
-	HomeURL   string // the dashboard, from --base-url
+	// SettingsURL, for notifications, is the page where the recipient
+	// turns them off (/account#notifications).
+	SettingsURL string
+	HomeURL     string // the dashboard, from --base-url
 }
 
 // Text is the plain-text part.
@@ -38,5 +41,8 @@ func Text(m Message) string {
 	b.WriteString(Product + " " + m.HomeURL + "\n")
 	b.WriteString(m.Reason + "\n")
 	b.WriteString(m.Stop + "\n")
+	if m.SettingsURL != "" {
+		b.WriteString("Notification settings: " + m.SettingsURL + "\n")
+	}
 	return b.String()
 }

@@ -78,6 +78,9 @@ func compose(job models.MailJob, base string) (mailview.Message, error) {
 				"(or use \"Forgot your password?\"), and the pending change can be replaced by a new one.",
 		}, nil
 	}
+	if m, ok, err := composeNotification(job, base); ok {
+		return m, err
+	}
 	return mailview.Message{}, fmt.Errorf("unknown mail kind %q", job.Kind)
 }
 

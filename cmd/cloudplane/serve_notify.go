@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"cloudplane/models"
+)
+
+// notifySweepEvery is how often serve looks for time-based notifications
+// (an endpoint failing for an hour, a key expiring within 7 days). Each
+// is queued once whatever the number of replicas sweeping, so every
+// replica sweeps; a minute keeps the hour's notice close to an hour.
+const notifySweepEvery = time.Minute
+
+// startNotificationSweep runs models.SweepNotifications now and every
+// notifySweepEvery until stop is called; stop waits for a sweep under
+// way, which its cancelled context cuts short (its transaction rolls
+// back, and the next replica's sweep queues what it would have).
+func startNotificationSweep(store *models.Store, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(notifySweepEvery)
+		defer ticker.Stop()
+		for {
+			n, err := store.SweepNotifications(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				log.Error("notification sweep failed", "err", err)
+			case n > 0:
+				log.Info("notifications queued", "mails", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

@@ -1,0 +1,17 @@
+package models
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+)
+
+// NotifyMembership runs notifyMembership in a transaction of its own, as
+// the members operations will in theirs.
+func (s *Store) NotifyMembership(ctx context.Context, userID, accountID, what, role string) error {
+	err := s.write(ctx, func(tx *gorm.DB) error { return s.notifyMembership(tx, userID, accountID, what, role) })
+	if err == nil {
+		s.wakeMail()
+	}
+	return err
+}

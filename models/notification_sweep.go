@@ -1,0 +1,117 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Time-based notifications, queued by SweepNotifications.
+const (
+	// WebhookFailingNotice is how long every attempt to an endpoint must
+	// have failed before its account is told; then at most once a day
+	// (UTC) per endpoint and recipient while it keeps failing.
+	WebhookFailingNotice = time.Hour
+	// APIKeyExpiryNotice is how long before a key expires its holder is
+	// told, once per key and expiry.
+	APIKeyExpiryNotice = 7 * 24 * time.Hour
+	// NotificationRetention is how long a queued notification's record is
+	// kept: longer than any period it deduplicates.
+	NotificationRetention = 30 * 24 * time.Hour
+	// sweepLimit bounds the endpoints, keys and old records one sweep
+	// handles; the next sweep takes the rest.
+	sweepLimit = 1000
+)
+
+// SweepNotifications queues the notifications that time, not a change,
+// brings: endpoints failing for WebhookFailingNotice, API keys expiring
+// within APIKeyExpiryNotice. Each is idempotent (its user, kind, subject
+// and period are unique), so any number of replicas may sweep at once and
+// one mail is queued. It also forgets records older than
+// NotificationRetention. It returns how many mails it queued; it is the
+// server's background job, not a user's operation.
+func (s *Store) SweepNotifications(ctx context.Context) (int, error) {
+	queued := 0
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		queued = 0
+		n, err := s.sweepFailingEndpoints(tx)
+		queued += n
+		if err != nil {
+			return err
+		}
+		n, err = s.sweepExpiringKeys(tx)
+		queued += n
+		return err
+	})
+	if err != nil {
+		return 0, translate(err)
+	}
+	if queued > 0 {
+		s.wakeMail()
+	}
+	return queued, translate(s.pruneNotifications(ctx))
+}
+
+// sweepFailingEndpoints tells the accounts of enabled endpoints that have
+// failed for WebhookFailingNotice, once per endpoint, recipient and day.
+func (s *Store) sweepFailingEndpoints(tx *gorm.DB) (int, error) {
+	now := s.Now()
+	var endpoints []WebhookEndpoint
+	if err := tx.Select("id", "account_id", "url", "failing_since").
+		Where("enabled = ? AND failing_since IS NOT NULL AND failing_since <= ?", true, now.Add(-WebhookFailingNotice)).
+		Order("id").Limit(sweepLimit).Find(&endpoints).Error; err != nil {
+		return 0, err
+	}
+	queued := 0
+	for _, e := range endpoints {
+		to, err := accountRecipients(tx, e.AccountID, MailWebhookFailing)
+		if err != nil {
+			return queued, err
+		}
+		n, err := s.notify(tx, to, notice{kind: MailWebhookFailing, subjectID: e.ID, period: now.UTC().Format(time.DateOnly),
+			data: map[string]string{"endpoint_id": e.ID, "host": endpointHost(e.URL),
+				"since": e.FailingSince.UTC().Format(time.RFC3339)}})
+		queued += n
+		if err != nil {
+			return queued, err
+		}
+	}
+	return queued, nil
+}
+
+// sweepExpiringKeys tells the holders of live keys that expire within
+// APIKeyExpiryNotice, once per key and expiry.
+func (s *Store) sweepExpiringKeys(tx *gorm.DB) (int, error) {
+	now := s.Now()
+	var keys []APIKey
+	if err := tx.Select("id", "account_id", "user_id", "name", "prefix", "expires_at").
+		Where("revoked_at IS NULL AND expires_at > ? AND expires_at <= ?", now, now.Add(APIKeyExpiryNotice)).
+		Order("id").Limit(sweepLimit).Find(&keys).Error; err != nil {
+		return 0, err
+	}
+	queued := 0
+	for _, k := range keys {
+		to, err := accountRecipient(tx, k.AccountID, k.UserID, MailAPIKeyExpiring)
+		if err != nil {
+			return queued, err
+		}
+		expires := k.ExpiresAt.UTC().Format(time.RFC3339)
+		n, err := s.notify(tx, to, notice{kind: MailAPIKeyExpiring, subjectID: k.ID, period: expires,
+			data: map[string]string{"key_id": k.ID, "name": k.Name, "prefix": k.Prefix, "expires_at": expires}})
+		queued += n
+		if err != nil {
+			return queued, err
+		}
+	}
+	return queued, nil
+}
+
+// pruneNotifications forgets records older than NotificationRetention.
+func (s *Store) pruneNotifications(ctx context.Context) error {
+	cutoff := s.Now().Add(-NotificationRetention)
+	return s.write(ctx, func(tx *gorm.DB) error {
+		old := tx.Model(&Notification{}).Select("id").Where("created_at < ?", cutoff).Limit(sweepLimit)
+		return tx.Where("id IN (?)", old).Delete(&Notification{}).Error
+	})
+}
