@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -338,15 +339,31 @@ func (s *Server) poll(timeout time.Duration, cond func() bool) error {
 // environment env.
 func Run(tb testing.TB, env []string, args ...string) (stdout, stderr string, code int) {
 	tb.Helper()
-	cmd := exec.Command(Binary(tb), args...)
+	stdout, stderr, code, err := RunContext(context.Background(), Binary(tb), env, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return stdout, stderr, code
+}
+
+// RunContext is Run for callers without a test or with a bound: it runs
+// the operator command args of bin with the extra environment env until it
+// exits or ctx ends. code is its exit status; err says it could not be
+// run or ctx ended it first.
+func RunContext(ctx context.Context, bin string, env []string, args ...string) (stdout, stderr string, code int, err error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(Env(), env...)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), errOut.String(), ee.ExitCode()
-	} else if err != nil {
-		tb.Fatal(err)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return out.String(), errOut.String(), -1, fmt.Errorf("cloudplane %s: %w", strings.Join(args, " "), ctx.Err())
+	case errors.As(err, &exit):
+		return out.String(), errOut.String(), exit.ExitCode(), nil
+	case err != nil:
+		return out.String(), errOut.String(), -1, err
 	}
-	return out.String(), errOut.String(), 0
+	return out.String(), errOut.String(), 0, nil
 }
