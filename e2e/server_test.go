@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bytes"
 	"cloudplane/e2e/browser"
 	"cloudplane/handlers/testserver"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -52,14 +50,11 @@ func (s *suite) cli(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, s.bin, append(args, "--database", s.db)...)
-	cmd.Env = testserver.Env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cloudplane %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	stdout, stderr, code, err := testserver.RunContext(ctx, s.bin, nil, append(args, "--database", s.db)...)
+	if err != nil || code != 0 {
+		t.Fatalf("cloudplane %s: exit %d %v\n%s", strings.Join(args, " "), code, err, stderr)
 	}
-	return stdout.String()
+	return stdout
 }
 
 // owner is a user who owns an account, with their password.

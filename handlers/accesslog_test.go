@@ -73,11 +73,7 @@ func jsonLogApp(t *testing.T, store *models.Store, cfg Config) (*fiber.App, *syn
 
 func do(t *testing.T, app *fiber.App, req *http.Request) *http.Response {
 	t.Helper()
-	res, err := app.Test(req, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
+	res, _ := testserver.Test(t, app, req)
 	return res
 }
 

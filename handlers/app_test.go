@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
 
@@ -25,14 +26,10 @@ func TestPanicIsInternalErrorEnvelope(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		req := httptest.NewRequest(http.MethodGet, "/api/v1/boom", nil)
 		req.Header.Set("Authorization", "Bearer "+key)
-		res, err := app.Test(req, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, raw := testserver.Test(t, app, req)
 		var body struct {
 			Error struct{ Code, Message, RequestID string } `json:"error"`
 		}
-		raw, _ := io.ReadAll(res.Body)
 		if err := json.Unmarshal(raw, &body); err != nil {
 			t.Fatalf("not JSON: %s", raw)
 		}
@@ -45,13 +42,13 @@ func TestPanicIsInternalErrorEnvelope(t *testing.T) {
 func TestHealthz(t *testing.T) {
 	store := modelstest.Open(t)
 	app := New(Config{Store: store})
-	res, err := app.Test(httptest.NewRequest(http.MethodGet, "/healthz", nil), -1)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("healthz: %v %v", res.StatusCode, err)
+	res, _ := testserver.Test(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %d, want 200", res.StatusCode)
 	}
 	_ = store.Close()
-	res, err = app.Test(httptest.NewRequest(http.MethodGet, "/healthz", nil), -1)
-	if err != nil || res.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("healthz after close: %v %v", res.StatusCode, err)
+	res, _ = testserver.Test(t, app, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("healthz after close: %d, want 503", res.StatusCode)
 	}
 }

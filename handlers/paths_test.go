@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
 )
 
@@ -24,11 +25,7 @@ func pathsApp(t *testing.T) (func(method, path string, header map[string]string)
 		for k, v := range header {
 			req.Header.Set(k, v)
 		}
-		res, err := app.Test(req, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
+		res, body := testserver.Test(t, app, req)
 		return res.StatusCode, string(body), res.Header
 	}, key
 }

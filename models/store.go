@@ -229,7 +229,7 @@ func translate(err error) error {
 	switch {
 	case errors.Is(err, gorm.ErrDuplicatedKey):
 		return &Error{Code: CodeDuplicate, Message: "An object with that name already exists"}
-	case isUnavailable(err):
+	case database.IsUnavailable(err):
 		return Unavailable(err)
 	case database.IsConflict(err):
 		return &Error{Code: CodeInternal, Retryable: true,

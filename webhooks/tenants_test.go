@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 	"cloudplane/webhooks"
@@ -142,16 +143,8 @@ func (tn *tenants) loadSlowAccounts(perAccount int, busy int32) {
 			tn.ticket(k, owner.Actor())
 		}
 	}
-	poll := time.NewTicker(10 * time.Millisecond)
-	defer poll.Stop()
-	timeout := time.After(deadline)
-	for tn.slowHolding() < busy {
-		select {
-		case <-poll.C:
-		case <-timeout:
-			tn.t.Fatalf("the slow receivers hold %d requests, want %d", tn.slowHolding(), busy)
-		}
-	}
+	testserver.Eventually(tn.t, deadline, func() bool { return tn.slowHolding() >= busy },
+		fmt.Sprintf("the slow receivers to hold %d requests", busy))
 }
 
 func (tn *tenants) slowHolding() int32 {

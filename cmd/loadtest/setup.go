@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -63,12 +61,12 @@ func createAccounts(ctx context.Context, bin, dsn string, n int, webhookURL func
 func operator(ctx context.Context, bin string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, cliTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = testserver.Env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("cloudplane %s %s: %v: %s", args[0], args[1], err, strings.TrimSpace(stderr.String()))
+	stdout, stderr, code, err := testserver.RunContext(ctx, bin, nil, args...)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d", code)
 	}
-	return stdout.String(), nil
+	if err != nil {
+		return "", fmt.Errorf("cloudplane %s %s: %v: %s", args[0], args[1], err, strings.TrimSpace(stderr))
+	}
+	return stdout, nil
 }

@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +42,9 @@ type Options struct {
 	// Timeout bounds the start: the address logged and /healthz
 	// answering 200. 30 s when 0.
 	Timeout time.Duration
+	// HealthPoll is how often the start asks /healthz; 20 ms when 0. A
+	// caller that times the start (scripts/bench/benchtool) asks more often.
+	HealthPoll time.Duration
 }
 
 // Server is a running `cloudplane serve`.
@@ -104,6 +108,9 @@ func launch(o Options) (*Server, error) {
 	if o.Timeout == 0 {
 		o.Timeout = 30 * time.Second
 	}
+	if o.HealthPoll == 0 {
+		o.HealthPoll = 20 * time.Millisecond
+	}
 	s := &Server{opts: o, done: make(chan struct{})}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "text", "--database", o.Database}, o.Args...)
 	s.Cmd = exec.Command(o.Binary, args...)
@@ -149,7 +156,7 @@ func launch(o Options) (*Server, error) {
 			return s, fmt.Errorf("serve exited before answering /healthz (%v)\n%s", s.err, s.Logs())
 		case <-deadline:
 			return s, fmt.Errorf("serve did not answer /healthz within %s\n%s", o.Timeout, s.Logs())
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(o.HealthPoll):
 		}
 	}
 }
@@ -332,15 +339,31 @@ func (s *Server) poll(timeout time.Duration, cond func() bool) error {
 // environment env.
 func Run(tb testing.TB, env []string, args ...string) (stdout, stderr string, code int) {
 	tb.Helper()
-	cmd := exec.Command(Binary(tb), args...)
+	stdout, stderr, code, err := RunContext(context.Background(), Binary(tb), env, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return stdout, stderr, code
+}
+
+// RunContext is Run for callers without a test or with a bound: it runs
+// the operator command args of bin with the extra environment env until it
+// exits or ctx ends. code is its exit status; err says it could not be
+// run or ctx ended it first.
+func RunContext(ctx context.Context, bin string, env []string, args ...string) (stdout, stderr string, code int, err error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(Env(), env...)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), errOut.String(), ee.ExitCode()
-	} else if err != nil {
-		tb.Fatal(err)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return out.String(), errOut.String(), -1, fmt.Errorf("cloudplane %s: %w", strings.Join(args, " "), ctx.Err())
+	case errors.As(err, &exit):
+		return out.String(), errOut.String(), exit.ExitCode(), nil
+	case err != nil:
+		return out.String(), errOut.String(), -1, err
 	}
-	return out.String(), errOut.String(), 0
+	return out.String(), errOut.String(), 0, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
@@ -69,17 +70,10 @@ func openDBAt(tb testing.TB, dsn string) *database.DB {
 // waitQueued waits until n changes wait for the SQLite writer.
 func waitQueued(t *testing.T, db *database.DB, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testserver.Eventually(t, 30*time.Second, func() bool {
 		stats, _ := db.WriterStats()
-		if stats.Queued == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d changes queued after 30 s, want %d", stats.Queued, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return stats.Queued == n
+	}, fmt.Sprintf("%d changes queued for the writer", n))
 }
 
 func createMarks(t *testing.T, db *database.DB) {

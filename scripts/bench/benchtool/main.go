@@ -14,14 +14,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/database"
 )
@@ -118,33 +116,28 @@ func startup(args []string) error {
 	return nil
 }
 
+// timeStartup starts the binary through the test harness's launcher on a
+// new SQLite database and returns how long it took from exec to the first
+// 200 on /healthz.
 func timeStartup(binary string) (time.Duration, error) {
 	dir, err := os.MkdirTemp("", "cloudplane-startup")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	begin := time.Now()
+	s, err := testserver.Launch(testserver.Options{
+		Binary:     binary,
+		Database:   filepath.Join(dir, "new.db"),
+		Timeout:    10 * time.Second,
+		HealthPoll: 2 * time.Millisecond,
+	})
+	took := time.Since(begin)
+	if s != nil {
+		defer s.Close()
+	}
 	if err != nil {
 		return 0, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	client := &http.Client{Timeout: time.Second}
-	begin := time.Now()
-	cmd := exec.Command(binary, "serve", "--addr", addr, "--database", filepath.Join(dir, "new.db"), "--log-level", "warn")
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	for time.Since(begin) < 10*time.Second {
-		if res, err := client.Get("http://" + addr + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return time.Since(begin), nil
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	return 0, fmt.Errorf("not healthy within 10s")
+	return took, nil
 }

@@ -1,0 +1,41 @@
+package database_test
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+	"testing"
+
+	"cloudplane/models/database"
+)
+
+// IsUnavailable tells a database that did not answer, whatever the
+// driver's way of saying so, from a failure of the statement itself.
+func TestIsUnavailableKnowsTheDriversWays(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("query: %w", context.DeadlineExceeded), true},
+		{context.Canceled, true},
+		{driver.ErrBadConn, true},
+		{sql.ErrConnDone, true},
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), true},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, true},
+		{errors.New("conn closed"), true},
+		{errors.New("FATAL: terminating connection due to administrator command (SQLSTATE 57P01)"), true},
+		{errors.New("interrupted"), true},
+		{nil, false},
+		{errors.New("UNIQUE constraint failed: filesystems.name"), false},
+		{errors.New("ERROR: syntax error at or near \"SELEC\" (SQLSTATE 42601)"), false},
+		{errors.New("database is locked"), false},
+	} {
+		if got := database.IsUnavailable(tc.err); got != tc.want {
+			t.Errorf("IsUnavailable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
