@@ -20,6 +20,7 @@ const (
 	MailPasswordReset      = "password_reset"
 	MailEmailChangeConfirm = "email_change_confirm"
 	MailEmailChangeNotice  = "email_change_notice"
+	MailInvitation         = "invitation"
 )
 
 // mailSubjects are the subjects of each kind, stored with the message so
@@ -29,6 +30,7 @@ var mailSubjects = map[string]string{
 	MailPasswordReset:      "cloudplane: reset your password",
 	MailEmailChangeConfirm: "cloudplane: confirm your new email address",
 	MailEmailChangeNotice:  "cloudplane: your email address is being changed",
+	MailInvitation:         "cloudplane: you are invited to join an account",
 }
 
 // MailMessage is one email in the outbox. Data holds what its template

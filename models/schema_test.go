@@ -106,7 +106,7 @@ var gormModels = []any{
 	&models.Ticket{}, &models.TicketComment{}, &models.TicketActivity{}, &models.TicketAttachment{}, &models.TicketAttachmentContent{},
 	&models.TicketAttachmentChunk{},
 	&models.WebhookEndpoint{}, &models.WebhookEvent{}, &models.WebhookDelivery{}, &models.WebhookAttempt{},
-	&models.IdempotencyKey{}, &models.AccountUsage{}, &models.MailMessage{}, &models.Membership{},
+	&models.IdempotencyKey{}, &models.AccountUsage{}, &models.MailMessage{}, &models.Membership{}, &models.Invitation{},
 }
 
 // The GORM structs describe the schema the migrations build: the tables,
