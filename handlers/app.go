@@ -39,10 +39,10 @@ type Config struct {
 	// Metrics records requests and sign-in failures; nil switches them off.
 	Metrics *metrics.Metrics
 	// Dependencies are checked by /readyz besides the database.
+	Dependencies []Dependency
 	// MailLinksOnPage shows an inviting owner the invitation link once,
 	// to copy: mail is only written to the log (no --smtp-url).
 	MailLinksOnPage bool
-	Dependencies []Dependency
 
 	// RequestTimeout bounds every request, the database calls it makes
 	// included (DefaultRequestTimeout when 0).
