@@ -69,7 +69,7 @@ func InvitationPage(v Invitation) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		case InvitationWrongUse:
+		case InvitationWrongUser:
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<h1>This invitation is for ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

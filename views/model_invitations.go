@@ -17,11 +17,11 @@ type InvitationLink struct {
 
 // Invitation modes: what the page of an invitation link offers.
 const (
-	InvitationSignUp   = "signup"    // a new person chooses a password
-	InvitationJoin     = "join"      // signed in with the invited email
-	InvitationSignIn   = "signin"    // the invited email has a user: sign in first
-	InvitationWrongUse = "wronguser" // signed in as someone else
-	InvitationGone     = "gone"      // accepted, revoked, replaced, expired or unknown
+	InvitationSignUp    = "signup"    // a new person chooses a password
+	InvitationJoin      = "join"      // signed in with the invited email
+	InvitationSignIn    = "signin"    // the invited email has a user: sign in first
+	InvitationWrongUser = "wronguser" // signed in as someone else
+	InvitationGone      = "gone"      // accepted, revoked, replaced, expired or unknown
 )
 
 // Invitation is the page an invitation link opens.

@@ -91,7 +91,7 @@ func (h *Handlers) invitationPage(c *fiber.Ctx, status int, token string, info *
 	_, u := signedIn(c)
 	switch {
 	case u != nil && u.Email != info.Email:
-		v.Mode, v.SignedInAs = views.InvitationWrongUse, u.Email
+		v.Mode, v.SignedInAs = views.InvitationWrongUser, u.Email
 		if status == fiber.StatusOK {
 			status = fiber.StatusForbidden
 		}
