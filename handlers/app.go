@@ -40,6 +40,9 @@ type Config struct {
 	Metrics *metrics.Metrics
 	// Dependencies are checked by /readyz besides the database.
 	Dependencies []Dependency
+	// MailLinksOnPage shows an inviting owner the invitation link once,
+	// to copy: mail is only written to the log (no --smtp-url).
+	MailLinksOnPage bool
 
 	// RequestTimeout bounds every request, the database calls it makes
 	// included (DefaultRequestTimeout when 0).

@@ -97,7 +97,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// page knows who is signed in (404s too); every state-changing request
 	// needs the CSRF token, and a signed-in user's counts against the
 	// account's dashboard write limit.
-	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn, Metrics: cfg.Metrics})
+	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn, Metrics: cfg.Metrics,
+		MailLinksOnPage: cfg.MailLinksOnPage})
 	app.Use(web.SecurityHeaders)
 	app.Get("/static/*", web.Static)
 	app.Use(misdirectedAPIClient(cfg.Log))
@@ -124,6 +125,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/forgot-password", w.ForgotPassword)
 	app.Get("/confirm-email/:token", w.ConfirmEmailForm)
 	app.Post("/confirm-email/:token", w.ConfirmEmail)
+	app.Get(web.InvitationPrefix+":token", w.Invitation)
+	app.Post(web.InvitationPrefix+":token", w.AcceptInvitation)
 	app.Get("/sign-in", w.SignInForm)
 	app.Post("/sign-in", w.SignIn)
 	app.Post("/sign-out", web.RequireUser, w.SignOut)
@@ -142,6 +145,12 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/members", web.RequireUser, w.Members)
 	app.Get("/members/leave", web.RequireUser, w.ConfirmLeaveAccount)
 	app.Post("/members/leave", web.RequireUser, w.LeaveAccount)
+	app.Get("/members/invitations", web.MembersFormPage)
+	app.Post("/members/invitations", web.RequireUser, w.CreateInvitation)
+	app.Get("/members/invitations/:id/resend", web.MembersFormPage)
+	app.Post("/members/invitations/:id/resend", web.RequireUser, w.ResendInvitation)
+	app.Get("/members/invitations/:id/revoke", web.MembersFormPage)
+	app.Post("/members/invitations/:id/revoke", web.RequireUser, w.RevokeInvitation)
 	app.Get("/members/:id/role", web.MembersFormPage)
 	app.Post("/members/:id/role", web.RequireUser, w.SetMemberRole)
 	app.Get("/members/:id/remove", web.RequireUser, w.ConfirmRemoveMember)

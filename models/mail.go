@@ -32,6 +32,9 @@ const (
 	MailMembershipChanged = "membership_changed"
 	MailTicketSev1        = "ticket_sev1"
 	MailTicketAssigned    = "ticket_assigned"
+
+	// An owner's invitation to join their account (invitation.go).
+	MailInvitation = "invitation"
 )
 
 // mailSubjects are the subjects of each kind, stored with the message so
@@ -51,6 +54,9 @@ var mailSubjects = map[string]string{
 	MailMembershipChanged: "cloudplane: your access to an account changed",
 	MailTicketSev1:        "cloudplane: new severity 1 ticket",
 	MailTicketAssigned:    "cloudplane: a ticket was assigned to you",
+
+	// An owner's invitation to join their account (invitation.go).
+	MailInvitation: "cloudplane: you are invited to join an account",
 }
 
 // MailMessage is one email in the outbox. Data holds what its template

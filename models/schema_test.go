@@ -107,7 +107,7 @@ var gormModels = []any{
 	&models.TicketAttachmentChunk{},
 	&models.WebhookEndpoint{}, &models.WebhookEvent{}, &models.WebhookDelivery{}, &models.WebhookAttempt{},
 	&models.IdempotencyKey{}, &models.AccountUsage{}, &models.MailMessage{}, &models.Membership{},
-	&models.NotificationPreference{}, &models.Notification{},
+	&models.NotificationPreference{}, &models.Notification{}, &models.Invitation{},
 }
 
 // The GORM structs describe the schema the migrations build: the tables,

@@ -153,6 +153,22 @@ func (s *Store) insertUser(tx *gorm.DB, actor Actor, u *User) error {
 		map[string]any{"email": u.Email, "role": u.Role})
 }
 
+// insertInvitedUser writes u, a customer who accepted an invitation,
+// inside tx: with no account of their own (the invitation's is theirs
+// once they join it). user/created is recorded in the account they join,
+// by actor, the joining member.
+func (s *Store) insertInvitedUser(tx *gorm.DB, actor Actor, u *User) error {
+	u.AccountID = nil
+	if err := tx.Create(u).Error; err != nil {
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
+			return InvalidField("email", "is already registered")
+		}
+		return err
+	}
+	return s.audit(tx, actor, actor.AccountID, "user", "created", []string{lrn("user", u.ID)},
+		map[string]any{"email": u.Email, "role": u.Role, "invited": true})
+}
+
 // UserByEmail finds a user by email (case-insensitive).
 func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
 	return userByEmail(s.read(ctx), email)

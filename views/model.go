@@ -354,6 +354,12 @@ type Members struct {
 	Manage  bool     // the viewer owns the account: role and remove controls
 	Roles   []string // the roles a member may have
 	CSRF    string
+
+	// Owners only: the invite form, pending invitations, and the link of
+	// the invitation just created or resent when mail is not sent.
+	InviteForm  Form
+	Invitations []PendingInvitation
+	NewLink     *InvitationLink
 }
 
 // Member is one row of the members table.

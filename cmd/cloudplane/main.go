@@ -33,6 +33,7 @@ commands:
   members list     list an account's members and their roles
   members set-role change a member's role (owner, member or viewer)
   members remove   take a member out of an account, revoking their keys of it
+  members invite   invite an email to an account with a role (mails the link and prints it)
   webhooks set     point an owner's webhook at a URL; prints the token as the last line
   version          print the version, commit and Go version (also --version)
 
@@ -60,6 +61,7 @@ var commands = map[string]command{
 	"members list":     membersList,
 	"members set-role": membersSetRole,
 	"members remove":   membersRemove,
+	"members invite":   membersInvite,
 }
 
 func main() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"cloudplane/models"
@@ -85,6 +86,31 @@ func membersRemove(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s removed from the account of %s; their API keys of it are revoked\n", m.Email, *c.account)
+		return nil
+	})
+}
+
+// membersInvite invites an email to an account with a role, as its owner
+// would from the Members page (the operator acting): the mail goes out
+// through the outbox, sent by a running server, and the link is printed
+// too, for when no mail is sent. The daily cap and the member check are
+// the domain's.
+func membersInvite(ctx context.Context, args []string, stdout io.Writer) error {
+	c := newMembersCommand("members invite")
+	email := c.fs.String("email", "", "email to invite")
+	role := c.fs.String("role", "", "owner, member or viewer")
+	baseURL := c.fs.String("base-url", "http://127.0.0.1:8080", "public URL of the dashboard, for the printed link")
+	if err := c.parse(args, "account", "email", "role"); err != nil {
+		return err
+	}
+	return c.withAccount(ctx, func(store *models.Store, accountID string) error {
+		inv, err := store.CreateInvitation(ctx, models.OperatorActor, models.InviteInput{AccountID: accountID, Email: *email, Role: *role})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s invited to the account of %s as %s; the mail is sent by the running server.\n",
+			inv.Email, *c.account, inv.Role)
+		fmt.Fprintf(stdout, "Link (works once, for 7 days): %s/invitations/%s\n", strings.TrimSuffix(*baseURL, "/"), inv.Token)
 		return nil
 	})
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -55,5 +57,52 @@ func TestMembersCommands(t *testing.T) {
 	list = mustCLI(t, "members", "list", "--database", dsn, "--account", "ada@example.com")
 	if strings.Contains(list, "bob@") {
 		t.Fatalf("members list after remove:\n%s", list)
+	}
+}
+
+// members invite queues the mail and prints the link, which opens the
+// invitation; a member is refused, a bad role and the daily cap are one
+// line on stderr and a failure.
+func TestMembersInvite(t *testing.T) {
+	dsn := migrated(t, modelstest.DSN(t))
+	owner(t, dsn, "ada@example.com")
+	owner(t, dsn, "bob@example.com")
+	ctx := context.Background()
+	out := mustCLI(t, "members", "invite", "--database", dsn, "--account", "ada@example.com",
+		"--email", "Carol@Example.com", "--role", "viewer", "--base-url", "https://cloud.example.com/")
+	link := regexp.MustCompile(`https://cloud\.example\.com/invitations/([0-9a-f]{96})\n`).FindStringSubmatch(out)
+	if !strings.Contains(out, "carol@example.com invited to the account of ada@example.com as viewer") || link == nil {
+		t.Fatalf("members invite: %q", out)
+	}
+	store := openDB(t, dsn)
+	info, err := store.CheckInvitation(ctx, link[1])
+	if err != nil || info.Email != "carol@example.com" || info.Role != "viewer" || info.AccountOwnerEmail != "ada@example.com" {
+		t.Fatalf("invitation %+v, %v", info, err)
+	}
+	ada, err := store.MemberActorByEmail(ctx, "ada@example.com", "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := modelstest.AuditCount(t, store, ada.AccountID, "invitation"); got != 1 {
+		t.Fatalf("%d invitation events, want 1", got)
+	}
+	for _, args := range [][]string{
+		{"members", "invite", "--database", dsn, "--account", "ada@example.com", "--email", "ada@example.com", "--role", "member"},
+		{"members", "invite", "--database", dsn, "--account", "ada@example.com", "--email", "x@example.com", "--role", "admin"},
+		{"members", "invite", "--database", dsn, "--account", "ada@example.com", "--email", "not an email", "--role", "member"},
+		{"members", "invite", "--database", dsn, "--account", "ada@example.com", "--email", "x@example.com"},
+	} {
+		if _, errOut, code := cli(t, args...); code == 0 || strings.Count(errOut, "\n") != 1 {
+			t.Fatalf("%v: exit %d, stderr %q; want one line and a failure", args, code, errOut)
+		}
+	}
+	for i := range models.InvitationsPerDay - 1 {
+		if _, err := store.CreateInvitation(ctx, ada, models.InviteInput{Email: fmt.Sprintf("p%d@example.com", i), Role: "viewer"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errOut, code := cli(t, "members", "invite", "--database", dsn, "--account", "ada@example.com", "--email", "late@example.com", "--role", "member")
+	if code == 0 || !strings.Contains(errOut, "50 invitations in the last 24 hours") {
+		t.Fatalf("51st invitation: exit %d, %q", code, errOut)
 	}
 }

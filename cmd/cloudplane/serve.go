@@ -156,7 +156,8 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
 		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight, MaxUploads: f.limits.maxUploads,
 		UploadProgressTimeout: f.limits.uploadProgressTimeout,
-		ReadTimeout:           f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout})
+		ReadTimeout:           f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout,
+		MailLinksOnPage: f.mail.smtpURL == ""})
 	ln, err := listen(f.addr, maxConns, log)
 	if err != nil {
 		return err

@@ -119,6 +119,12 @@ func (h *Handlers) memberRefused(c *fiber.Ctx, err error) error {
 }
 
 func (h *Handlers) membersPage(c *fiber.Ctx, status int, notice *views.Flash) error {
+	return h.membersPageWith(c, status, notice, views.Form{}, nil)
+}
+
+// membersPageWith is the Members page with the invite form as posted and,
+// once, the link of an invitation just made when no mail is sent.
+func (h *Handlers) membersPageWith(c *fiber.Ctx, status int, notice *views.Flash, invite views.Form, link *views.InvitationLink) error {
 	a := actor(c)
 	if err := requireOwner(a); err != nil {
 		return err // support staff: the page belongs to an account
@@ -127,7 +133,12 @@ func (h *Handlers) membersPage(c *fiber.Ctx, status int, notice *views.Flash) er
 	if err != nil {
 		return err
 	}
-	v := views.Members{CSRF: csrfToken(c), Manage: a.Owns(), Roles: models.MemberRoles}
+	v := views.Members{CSRF: csrfToken(c), Manage: a.Owns(), Roles: models.MemberRoles, InviteForm: invite, NewLink: link}
+	if v.Manage {
+		if v.Invitations, err = h.pendingInvitations(c, a); err != nil {
+			return err
+		}
+	}
 	for _, m := range ms {
 		v.Members = append(v.Members, views.Member{UserID: m.UserID, Email: m.Email, Role: m.Role,
 			Since: m.CreatedAt, You: m.UserID == a.UserID})

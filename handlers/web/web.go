@@ -24,6 +24,9 @@ type Config struct {
 	Limits Limits
 	// Metrics counts sign-in failures; nil switches it off.
 	Metrics *metrics.Metrics
+	// MailLinksOnPage: no mail is sent (no --smtp-url), so the owner who
+	// creates or resends an invitation sees its link once, to copy.
+	MailLinksOnPage bool
 }
 
 // Handlers serves the dashboard's pages.
@@ -32,6 +35,8 @@ type Handlers struct {
 	log     *slog.Logger
 	limits  Limits
 	metrics *metrics.Metrics
+
+	mailLinksOnPage bool
 }
 
 // New returns the dashboard's handlers.
@@ -39,7 +44,7 @@ func New(cfg Config) *Handlers {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits, metrics: cfg.Metrics}
+	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits, metrics: cfg.Metrics, mailLinksOnPage: cfg.MailLinksOnPage}
 }
 
 // isFragment reports whether the request wants the content alone: htmx

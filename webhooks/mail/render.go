@@ -77,6 +77,20 @@ func compose(job models.MailJob, base string) (mailview.Message, error) {
 			Stop: "If this was you, there is nothing to do. If not, sign in and change your password now " +
 				"(or use \"Forgot your password?\"), and the pending change can be replaced by a new one.",
 		}, nil
+	case models.MailInvitation:
+		if err := need("token", "inviter", "account", "role"); err != nil {
+			return mailview.Message{}, err
+		}
+		return mailview.Message{
+			Heading: "You are invited to join an account",
+			Lines: []string{d["inviter"] + " invited " + job.Recipient + " to join the " + mailview.Product +
+				" account of " + d["account"] + " as " + d["role"] + ". The link below works once, for " +
+				or(d["expires_in"], "7 days") + ": open it to choose a password, or sign in if you already use " +
+				mailview.Product + " with this address."},
+			LinkLabel: "Accept the invitation", LinkURL: base + "/invitations/" + url.PathEscape(d["token"]),
+			Reason: "You got this email because an owner of that account entered this address on its Members page.",
+			Stop:   "If you do not want to join, ignore it: nothing happens, the link expires, and you will get no more mail about it.",
+		}, nil
 	}
 	if m, ok, err := composeNotification(job, base); ok {
 		return m, err
