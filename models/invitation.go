@@ -267,8 +267,36 @@ func endPendingInvitation(tx *gorm.DB, now time.Time, accountID, id, status stri
 		return nil, err
 	}
 	inv.Status, inv.UpdatedAt = status, now
-	return &inv, tx.Model(&Invitation{}).Where("id = ?", id).
-		Updates(map[string]any{"status": status, "updated_at": now}).Error
+	// Only a row still pending moves: an accept that committed since the
+	// read above keeps its status, and the owner is told the link is gone.
+	res := tx.Model(&Invitation{}).Where("id = ? AND status = ?", id, InvitationPending).
+		Updates(map[string]any{"status": status, "updated_at": now})
+	if res.Error != nil {
+		return nil, res.Error
+	}
+	if res.RowsAffected != 1 {
+		return nil, NotFound("invitation", id)
+	}
+	return &inv, nil
+}
+
+// withdrawInvitationsBy revokes the account's pending invitations that m
+// sent, once m is no longer an owner of it (removed, left or demoted): a
+// link kept by a former owner must not bring them, or anyone, back in on
+// their word. It returns how many it revoked.
+func withdrawInvitationsBy(tx *gorm.DB, now time.Time, accountID string, m *Member) (int64, error) {
+	if m.Role == RoleOwner {
+		var still int64
+		err := tx.Model(&Membership{}).Where("account_id = ? AND user_id = ? AND role = ?", accountID, m.UserID, RoleOwner).
+			Count(&still).Error
+		if err != nil || still > 0 {
+			return 0, err
+		}
+	}
+	res := tx.Model(&Invitation{}).
+		Where("account_id = ? AND inviter_email = ? AND status = ?", accountID, m.Email, InvitationPending).
+		Updates(map[string]any{"status": InvitationRevoked, "updated_at": now})
+	return res.RowsAffected, res.Error
 }
 
 // Invitations lists the pending invitations of the actor's account

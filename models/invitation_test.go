@@ -273,3 +273,32 @@ func TestInvitationThrottle(t *testing.T) {
 	f.clock.Advance(24*time.Hour + time.Second)
 	invite(t, s, f.alice, "one-more@example.com", models.RoleViewer)
 }
+
+// An owner who is removed or demoted takes back the invitations they
+// sent: a link they kept cannot bring them, or anyone, back in. Another
+// owner's invitations stay.
+func TestInvitationsEndWithTheirInviter(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	carol, _ := modelstest.Member(t, s, f.alice, "carol@example.com", models.RoleOwner)
+	dave, _ := modelstest.Member(t, s, f.alice, "dave@example.com", models.RoleOwner)
+	byCarol := invite(t, s, carol, "carol.again@example.com", models.RoleOwner)
+	byDave := invite(t, s, dave, "friend@example.com", models.RoleMember)
+	byAlice := invite(t, s, f.alice, "eve@example.com", models.RoleMember)
+
+	if _, err := s.RemoveMember(ctx, f.alice, models.MemberInput{Member: carol.UserID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetMemberRole(ctx, f.alice, models.MemberInput{Member: dave.UserID, Role: models.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	for name, inv := range map[string]*models.IssuedInvitation{"the removed owner's": byCarol, "the demoted owner's": byDave} {
+		if _, err := s.CheckInvitation(ctx, inv.Token); !models.IsInvitationGone(err) {
+			t.Errorf("%s invitation still opens: %v", name, err)
+		}
+	}
+	if _, err := s.CheckInvitation(ctx, byAlice.Token); err != nil {
+		t.Errorf("a remaining owner's invitation ended: %v", err)
+	}
+}

@@ -117,6 +117,9 @@ func (s *Store) SetMemberRole(ctx context.Context, actor Actor, in MemberInput) 
 		if err := s.notifyMembership(tx, m.UserID, accountID, MembershipRoleChanged, m.Role); err != nil {
 			return err
 		}
+		if _, err := withdrawInvitationsBy(tx, s.Now(), accountID, m); err != nil {
+			return err
+		}
 		return s.audit(tx, actor, accountID, "member", "updated", []string{lrn("user", m.UserID)},
 			map[string]any{"email": m.Email, "role": m.Role, "previous_role": previous})
 	})
@@ -187,7 +190,14 @@ func (s *Store) dropMember(ctx context.Context, actor Actor, accountID, member s
 		if err := bumpCredentials(tx); err != nil {
 			return err
 		}
+		withdrawn, err := withdrawInvitationsBy(tx, s.Now(), accountID, m)
+		if err != nil {
+			return err
+		}
 		details := map[string]any{"email": m.Email, "role": m.Role, "revoked_api_keys": revoked.RowsAffected}
+		if withdrawn > 0 {
+			details["revoked_invitations"] = withdrawn
+		}
 		if left {
 			details["left"] = true
 		}
