@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +59,11 @@ type Options struct {
 	Username, Password string
 	// Reject answers every DATA with this temporary error when set.
 	Reject func() bool
+	// NoSuchUser refuses these recipients for good (550 5.1.1).
+	NoSuchUser []string
+	// Slow is how long the server takes to answer each DATA (a relay that
+	// scans mail); the message counts as delivered once it answers.
+	Slow time.Duration
 }
 
 // Server is a running SMTP server.
@@ -168,6 +174,9 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if slices.Contains(ss.s.opts.NoSuchUser, to) {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
 	ss.msg.To = append(ss.msg.To, to)
 	return nil
 }
@@ -177,6 +186,7 @@ func (ss *session) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	time.Sleep(ss.s.opts.Slow) // the server's own pace, not a test's wait
 	if ss.s.opts.Reject != nil && ss.s.opts.Reject() {
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
 	}
