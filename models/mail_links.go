@@ -138,17 +138,20 @@ func (s *Store) ExpireMail(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		var rows []MailMessage
-		if err := tx.Where("status = ? AND (lease_until IS NULL OR lease_until <= ?)", MailPending, s.Now()).
-			Find(&rows).Error; err != nil {
+		if err := tx.Where("(status = ? AND (lease_until IS NULL OR lease_until <= ?)) OR (status = ? AND data LIKE ?)",
+			MailPending, s.Now(), MailSent, "%"+logOnlyKey+"%").Find(&rows).Error; err != nil {
 			return err
 		}
 		for _, m := range rows {
 			if at := MailExpiry(m.job()); at.IsZero() || s.now().Before(at) {
 				continue
 			}
-			res := tx.Model(&MailMessage{}).Where("id = ? AND status = ?", m.ID, MailPending).
-				Updates(map[string]any{"status": MailFailed, "data": "{}", "updated_at": s.Now(),
-					"last_error": "not sent: its links expired"})
+			up := map[string]any{"status": MailFailed, "data": "{}", "updated_at": s.Now(),
+				"last_error": "not sent: its links expired"}
+			if m.Status == MailSent { // written to the log: only its link goes
+				up = map[string]any{"data": "{}"}
+			}
+			res := tx.Model(&MailMessage{}).Where("id = ? AND status = ?", m.ID, m.Status).Updates(up)
 			if res.Error != nil {
 				return res.Error
 			}
@@ -199,4 +202,66 @@ func throttleEmailChanges(tx *gorm.DB, oldEmail, newEmail string, now time.Time)
 		}
 	}
 	return nil
+}
+
+// logOnlyKey marks the data of a message written to the log instead of
+// sent, kept until its links expire for the mail log.
+const logOnlyKey = "log_only"
+
+// logOnlyData is data as a log-only message keeps it: its links and
+// expiry, marked.
+func logOnlyData(data map[string]string) string {
+	keep := map[string]string{logOnlyKey: "1"}
+	for _, k := range []string{"token", "cancel_token", mailExpiresKey} {
+		if data[k] != "" {
+			keep[k] = data[k]
+		}
+	}
+	raw, _ := json.Marshal(keep)
+	return string(raw)
+}
+
+// MailLink is the live link of a message that was written to the log, not
+// sent: Kind says which page its token opens.
+type MailLink struct {
+	Kind, Token string
+	Expires     time.Time
+}
+
+// UnsentLinks returns, for the messages among ids that were written to
+// the server's log instead of sent (no SMTP server), the link each
+// carries while it still works, for support staff to pass on: they can
+// reset a password anyway. Never shown to the requester; others get
+// CodeForbidden.
+func (s *Store) UnsentLinks(ctx context.Context, actor Actor, ids []string) (map[string]MailLink, error) {
+	if !actor.isStaff() {
+		return nil, Errorf(CodeForbidden, "Only support staff can read the mail log")
+	}
+	out := map[string]MailLink{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []MailMessage
+	if err := s.read(ctx).Where("id IN ? AND status = ? AND data LIKE ?", ids, MailSent, "%"+logOnlyKey+"%").
+		Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	for _, m := range rows {
+		job := m.job()
+		at := MailExpiry(job)
+		if at.IsZero() || !s.now().Before(at) || s.linkDead(ctx, job) != "" {
+			continue
+		}
+		token := m.Data["token"]
+		if m.Kind == MailEmailChangeNotice {
+			token = m.Data["cancel_token"]
+			if _, err := s.emailCancelUser(s.read(ctx), token); err != nil {
+				continue
+			}
+		}
+		if token != "" {
+			out[m.ID] = MailLink{Kind: m.Kind, Token: token, Expires: at}
+		}
+	}
+	return out, nil
 }

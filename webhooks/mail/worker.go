@@ -187,6 +187,9 @@ func (w *Worker) attempt(ctx context.Context, job models.MailJob) {
 		err = w.cfg.Sender.Send(sendCtx, out)
 	}
 	o := models.MailOutcome{ID: job.ID}
+	if lo, ok := w.cfg.Sender.(interface{ LogOnly() bool }); ok && err == nil {
+		o.LogOnly = lo.LogOnly()
+	}
 	if err != nil {
 		o.Error = err.Error()
 		if retry := w.retryAt(job, err); retry != nil {
