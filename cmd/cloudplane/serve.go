@@ -134,7 +134,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	stopBackups := f.backups.start(db, log, time.Now, backupOutcome)
 	stopPruning := startIdempotencyPruning(store, log)
 	stopMail := func() {} // started once the address, and so the base URL, is known
-	stopBackground := func() { stopBackups(); stopWebhooks(); stopPruning(); stopMail() }
+	stopBackground := func() { stopTogether(stopMail, stopBackups, stopWebhooks, stopPruning) }
 	// On a failed start the dispatcher and backups stop, then the database
 	// closes; after a signal, shutdown does it within its timeout instead.
 	shuttingDown := false
@@ -161,7 +161,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	ln = handlers.LingerOnRefusal(handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP))
-	stopMail = startMail(store, mailSender, f.mail.timeout, publicURL(f.baseURL, ln.Addr().String()), log)
+	stopMail = startMail(store, mailSender, f.mail, f.limits.shutdownTimeout, publicURL(f.baseURL, ln.Addr().String()), log)
 	if f.debugAddr != "" {
 		sqlDB, err := db.Gorm().DB()
 		if err != nil {
