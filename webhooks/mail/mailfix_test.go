@@ -239,3 +239,50 @@ func TestPruneMail(t *testing.T) {
 		t.Fatalf("pruned %d, %v", n, err)
 	}
 }
+
+// Stopping the worker while it sends finishes that send and records it
+// before Run returns; a send slower than StopGrace is cut short and
+// recorded as a failed attempt, with no lease left behind either way.
+func TestStopFinishesAndRecordsTheSend(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		slow, stop time.Duration
+		want       string
+	}{{"finished", 300 * time.Millisecond, 5 * time.Second, models.MailSent},
+		{"cut short", 5 * time.Second, 300 * time.Millisecond, models.MailPending}} {
+		t.Run(c.name, func(t *testing.T) {
+			store := modelstest.Open(t)
+			inData := make(chan struct{}, 1)
+			srv := mailtest.Start(t, mailtest.Options{Slow: c.slow, OnData: func() { inData <- struct{}{} }})
+			s := sender(t, "smtp://"+srv.Addr, srv)
+			s.Timeout = 10 * time.Second
+			w := mailer.New(mailer.Config{Store: store, Sender: s, BaseURL: baseURL, Log: quiet, Timeout: 10 * time.Second,
+				StopGrace: c.stop, Poll: 20 * time.Millisecond})
+			store.OnMail(w.Wake)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); _ = w.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			requestReset(t, store, "ada@example.com")
+			select {
+			case <-inData:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the send never started")
+			}
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(c.stop + 3*time.Second):
+				t.Fatal("the worker outlived its stop budget")
+			}
+			l := mailLog(t, store)[0]
+			if l.Status != c.want || l.Attempts != 1 {
+				t.Fatalf("after stop: %+v", l)
+			}
+			var leased int64
+			if err := store.DB().Raw("SELECT count(*) FROM mail_messages WHERE lease_until IS NOT NULL").Scan(&leased).Error; err != nil || leased != 0 {
+				t.Fatalf("%d leases left (%v)", leased, err)
+			}
+		})
+	}
+}

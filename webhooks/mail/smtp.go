@@ -172,8 +172,10 @@ func (s *SMTP) Send(ctx context.Context, o Outgoing) error {
 	}
 	err = c.DialAndSendWithContext(ctx, m)
 	var se *gomail.SendError
-	if errors.As(err, &se) && !se.IsTemp() {
-		return permanent(err) // a 5xx: the server refused the message for good
+	if errors.As(err, &se) && !se.IsTemp() && se.ErrorCode() >= 500 && se.ErrorCode() < 600 {
+		// A 5xx reply: the server refused the message for good. (go-mail
+		// also calls a broken connection non-temporary; that is retried.)
+		return permanent(err)
 	}
 	return err
 }

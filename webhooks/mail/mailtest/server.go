@@ -64,6 +64,9 @@ type Options struct {
 	// Slow is how long the server takes to answer each DATA (a relay that
 	// scans mail); the message counts as delivered once it answers.
 	Slow time.Duration
+	// OnData, when set, is called as each DATA begins (a test's barrier:
+	// the client is inside its send).
+	OnData func()
 }
 
 // Server is a running SMTP server.
@@ -185,6 +188,9 @@ func (ss *session) Data(r io.Reader) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
+	}
+	if ss.s.opts.OnData != nil {
+		ss.s.opts.OnData()
 	}
 	time.Sleep(ss.s.opts.Slow) // the server's own pace, not a test's wait
 	if ss.s.opts.Reject != nil && ss.s.opts.Reject() {
