@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -206,8 +207,8 @@ func (ss *session) Data(r io.Reader) error {
 func (ss *session) Reset()        { ss.msg = Message{} }
 func (ss *session) Logout() error { return nil }
 
-// certificate makes a CA-signed certificate for localhost and every
-// address of the machine.
+// certificate makes a CA-signed certificate for localhost, the machine's
+// host name and every address of the machine.
 func certificate(tb testing.TB) (tls.Certificate, *x509.CertPool) {
 	tb.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -219,6 +220,9 @@ func certificate(tb testing.TB) (tls.Certificate, *x509.CertPool) {
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
 		DNSNames: []string{"localhost"}}
+	if name, err := os.Hostname(); err == nil && name != "" {
+		tmpl.DNSNames = append(tmpl.DNSNames, name)
+	}
 	addrs, _ := net.InterfaceAddrs()
 	for _, a := range addrs {
 		if n, ok := a.(*net.IPNet); ok {
