@@ -127,6 +127,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/confirm-email/:token", w.ConfirmEmail)
 	app.Get(web.InvitationPrefix+":token", w.Invitation)
 	app.Post(web.InvitationPrefix+":token", w.AcceptInvitation)
+	app.Get("/cancel-email-change/:token", w.CancelEmailChangeForm)
+	app.Post("/cancel-email-change/:token", w.CancelEmailChange)
 	app.Get("/sign-in", w.SignInForm)
 	app.Post("/sign-in", w.SignIn)
 	app.Post("/sign-out", web.RequireUser, w.SignOut)

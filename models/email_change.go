@@ -18,6 +18,34 @@ const EmailChangeTTL = 24 * time.Hour
 // the expiry and the new address, so a copy of the database opens no link.
 const emailChangePrefix = "email_change:"
 
+// emailCancelPrefix names the settings rows of the one-time "this was not
+// me" links mailed to the current address with a change's notice: value
+// the user's id and the expiry. Opening one ends the pending change.
+const emailCancelPrefix = "email_cancel:"
+
+func emailCancelSettingName(token string) string {
+	return emailCancelPrefix + hashSecret(token)[:48]
+}
+
+var errEmailCancelInvalid = &Error{Code: CodeNotFound, Message: "This cancel link is invalid, expired or already used",
+	Suggestion: "Sign in and check your email on your account page; change your password if you did not ask for the change"}
+
+// endEmailChanges deletes userID's pending email change and its cancel
+// link, in tx: a change of password or of email ends whatever change was
+// pending, so a session that knew the old password cannot finish one.
+func endEmailChanges(tx *gorm.DB, userID string) error {
+	return tx.Where("(name LIKE ? OR name LIKE ?) AND value LIKE ?", emailChangePrefix+"%", emailCancelPrefix+"%", userID+" %").
+		Delete(&Setting{}).Error
+}
+
+// lockUser takes userID's row FOR UPDATE on PostgreSQL (SQLite's single
+// writer already serialises), so concurrent requests that replace a
+// user's pending link leave exactly one.
+func lockUser(tx *gorm.DB, userID string) error {
+	var u User
+	return tx.Clauses(forUpdate).Select("id").Where("id = ?", userID).Take(&u).Error
+}
+
 func emailChangeSettingName(token string) string {
 	return emailChangePrefix + hashSecret(token)[:48]
 }
@@ -59,31 +87,51 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 		return err
 	}
 	newEmail := normalizeEmail(in.NewEmail)
-	if newEmail == u.Email {
-		return InvalidField("new_email", "is already your email")
-	}
 	if ok, err := s.passwordMatches(ctx, actor.passwordPriority(), []byte(u.PasswordHash), in.CurrentPassword); err != nil {
 		return err
 	} else if !ok {
 		return InvalidField("current_password", "is incorrect")
 	}
+	if newEmail == u.Email {
+		// "Back to my own address" ends a pending change, which is what a
+		// user who did not ask for one will try.
+		return s.write(ctx, func(tx *gorm.DB) error {
+			if err := lockUser(tx, u.ID); err != nil {
+				return translate(err)
+			}
+			if err := endEmailChanges(tx, u.ID); err != nil {
+				return err
+			}
+			return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+				map[string]any{"email_change": "cancelled"})
+		})
+	}
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("name LIKE ? AND value LIKE ?", emailChangePrefix+"%", u.ID+" %").
-			Delete(&Setting{}).Error; err != nil {
+		if err := lockUser(tx, u.ID); err != nil {
+			return translate(err)
+		}
+		if err := throttleEmailChanges(tx, u.Email, newEmail, s.Now()); err != nil {
 			return err
 		}
-		token := randomHex(32)
-		expires := s.Now().Add(EmailChangeTTL).UTC().Format(time.RFC3339)
+		if err := endEmailChanges(tx, u.ID); err != nil {
+			return err
+		}
+		token, cancel := randomHex(32), randomHex(32)
+		until := s.Now().Add(EmailChangeTTL)
+		expires := until.UTC().Format(time.RFC3339)
 		row := Setting{Name: emailChangeSettingName(token), Value: u.ID + " " + expires + " " + newEmail}
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		if err := s.enqueueMail(tx, MailEmailChangeConfirm, newEmail,
+		if err := tx.Create(&Setting{Name: emailCancelSettingName(cancel), Value: u.ID + " " + expires}).Error; err != nil {
+			return err
+		}
+		if err := s.enqueueMailUntil(tx, MailEmailChangeConfirm, newEmail, until,
 			map[string]string{"token": token, "old_email": u.Email, "new_email": newEmail}); err != nil {
 			return err
 		}
-		if err := s.enqueueMail(tx, MailEmailChangeNotice, u.Email,
-			map[string]string{"old_email": u.Email, "new_email": newEmail}); err != nil {
+		if err := s.enqueueMailUntil(tx, MailEmailChangeNotice, u.Email, until,
+			map[string]string{"old_email": u.Email, "new_email": newEmail, "cancel_token": cancel}); err != nil {
 			return err
 		}
 		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
@@ -167,6 +215,14 @@ func (s *Store) ConfirmEmailChange(ctx context.Context, token string) (*PendingE
 		if res.RowsAffected != 1 {
 			return errEmailChangeInvalid // used by a concurrent request
 		}
+		// A reset link mailed to the old address must not outlive it, nor
+		// the change's cancel link.
+		if err := endEmailChanges(tx, u.ID); err != nil {
+			return err
+		}
+		if err := endResetLinks(tx, u.ID); err != nil {
+			return err
+		}
 		if err := tx.Model(&User{}).Where("id = ?", u.ID).
 			Updates(map[string]any{"email": p.NewEmail, "updated_at": s.Now()}).Error; err != nil {
 			return err
@@ -181,4 +237,57 @@ func (s *Store) ConfirmEmailChange(ctx context.Context, token string) (*PendingE
 		return nil, err
 	}
 	return out, nil
+}
+
+// CancelEmailChange is the "this was not me" link of a change's notice:
+// it ends the user's pending change (its confirmation link stops working)
+// and is consumed, in one transaction with a user/updated audit event. An
+// unknown, used or expired link is CodeNotFound.
+func (s *Store) CancelEmailChange(ctx context.Context, token string) error {
+	return s.write(ctx, func(tx *gorm.DB) error {
+		userID, err := s.emailCancelUser(tx, token)
+		if err != nil {
+			return err
+		}
+		var u User
+		if err := tx.Where("id = ?", userID).Take(&u).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return errEmailCancelInvalid
+			}
+			return err
+		}
+		res := tx.Where("name = ?", emailCancelSettingName(token)).Delete(&Setting{})
+		if res.Error != nil {
+			return res.Error
+		} else if res.RowsAffected != 1 {
+			return errEmailCancelInvalid
+		}
+		if err := endEmailChanges(tx, u.ID); err != nil {
+			return err
+		}
+		return s.audit(tx, u.Actor(), accountOf(&u), "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"email_change": "cancelled by link"})
+	})
+}
+
+// CheckEmailCancelToken reports whether token is a live cancel link.
+func (s *Store) CheckEmailCancelToken(ctx context.Context, token string) error {
+	_, err := s.emailCancelUser(s.read(ctx), token)
+	return err
+}
+
+func (s *Store) emailCancelUser(db *gorm.DB, token string) (string, error) {
+	var row Setting
+	err := db.Where("name = ?", emailCancelSettingName(token)).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", errEmailCancelInvalid
+	} else if err != nil {
+		return "", err
+	}
+	userID, expires, ok := strings.Cut(row.Value, " ")
+	at, perr := time.Parse(time.RFC3339, expires)
+	if !ok || perr != nil || !s.now().Before(at) {
+		return "", errEmailCancelInvalid
+	}
+	return userID, nil
 }

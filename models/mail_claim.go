@@ -44,6 +44,10 @@ type MailOutcome struct {
 	ID    string
 	Error string     // empty when the server accepted the message
 	Retry *time.Time // when to try again after an error; nil gives up
+	// LogOnly is a message "sent" to the server's log (no SMTP server):
+	// its data is kept until its links expire, so support staff can pass
+	// the link on from the mail log (UnsentLinks).
+	LogOnly bool
 }
 
 // maxMailError bounds the error kept in the mail log.
@@ -69,6 +73,8 @@ func (s *Store) RecordMailAttempt(ctx context.Context, owner string, o MailOutco
 		up := map[string]any{"attempts": m.Attempts + 1, "lease_owner": "", "lease_until": nil,
 			"updated_at": now, "last_error": truncate(o.Error, maxMailError)}
 		switch {
+		case o.Error == "" && o.LogOnly:
+			up["status"], up["sent_at"], up["data"] = MailSent, now, logOnlyData(m.Data)
 		case o.Error == "":
 			up["status"], up["sent_at"], up["data"] = MailSent, now, "{}"
 		case o.Retry != nil:

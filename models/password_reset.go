@@ -61,8 +61,10 @@ func (s *Store) StartPasswordReset(ctx context.Context, actor Actor, email strin
 // issueResetToken stores a new reset token of u valid for ttl in place of
 // any earlier one of theirs, and returns it.
 func (s *Store) issueResetToken(tx *gorm.DB, u *User, ttl time.Duration) (string, error) {
-	if err := tx.Where("name LIKE ? AND value LIKE ?", passwordResetPrefix+"%", u.ID+" %").
-		Delete(&Setting{}).Error; err != nil {
+	if err := lockUser(tx, u.ID); err != nil {
+		return "", translate(err)
+	}
+	if err := endResetLinks(tx, u.ID); err != nil {
 		return "", err
 	}
 	token := randomHex(32)
@@ -70,36 +72,24 @@ func (s *Store) issueResetToken(tx *gorm.DB, u *User, ttl time.Duration) (string
 	return token, tx.Create(&Setting{Name: resetSettingName(token), Value: u.ID + " " + expires}).Error
 }
 
-// RequestPasswordReset is "Forgot your password?": when email names a
-// user, it issues a one-time link valid SelfServiceResetTTL and queues
-// the mail that carries it, in one transaction with a user/updated audit
-// event. An unknown email changes nothing and answers the same nil, in a
-// transaction too, so neither the answer nor (as far as a write can hide
-// it) its timing tells whether the address has an account. Throttling is
-// the caller's (per email and per client address).
+// RequestPasswordReset is "Forgot your password?": it queues one
+// outbox message to email, whether or not it names a user, and nothing
+// else, so neither the answer nor the request's timing tells whether the
+// address has an account. The mail worker resolves the message when it
+// sends it (ResolveMail): a known address gets a one-time link valid
+// SelfServiceResetTTL, recorded then as user/updated; an unknown one is
+// dropped. An address that is not valid queues nothing. Throttling is the
+// caller's (per email and per client address).
 func (s *Store) RequestPasswordReset(ctx context.Context, email, sourceIP string) error {
-	queued := false
+	email = normalizeEmail(email)
+	var f FieldErrors
+	if validateEmail(&f, "email", email); f.Err() != nil {
+		return nil
+	}
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		queued = false
-		u, err := userByEmail(tx, email)
-		if err != nil && ErrorCode(err) == CodeNotFound {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		token, err := s.issueResetToken(tx, u, SelfServiceResetTTL)
-		if err != nil {
-			return err
-		}
-		data := map[string]string{"token": token, "email": u.Email, "expires_in": "1 hour"}
-		if err := s.enqueueMail(tx, MailPasswordReset, u.Email, data); err != nil {
-			return err
-		}
-		queued = true
-		return s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
-			map[string]any{"password_reset": "link emailed", "source_ip": sourceIP})
+		return s.enqueueMail(tx, MailPasswordReset, email, map[string]string{resetRequestKey: sourceIP})
 	})
-	if queued && err == nil {
+	if err == nil {
 		s.wakeMail()
 	}
 	return err
@@ -214,8 +204,14 @@ func (s *Store) SetPassword(ctx context.Context, actor Actor, email, password st
 	})
 }
 
+// endResetLinks deletes userID's pending reset links, in tx.
+func endResetLinks(tx *gorm.DB, userID string) error {
+	return tx.Where("name LIKE ? AND value LIKE ?", passwordResetPrefix+"%", userID+" %").Delete(&Setting{}).Error
+}
+
 // replacePassword stores a new password hash and signs the user out
-// everywhere: whoever knew the old password loses their sessions.
+// everywhere: whoever knew the old password loses their sessions and any
+// email change they asked for.
 func (s *Store) replacePassword(tx *gorm.DB, userID, hash string) (*User, error) {
 	var u User
 	if err := tx.Where("id = ?", userID).Take(&u).Error; err != nil {
@@ -228,6 +224,9 @@ func (s *Store) replacePassword(tx *gorm.DB, userID, hash string) (*User, error)
 	err := tx.Model(&User{}).Where("id = ?", u.ID).
 		Updates(map[string]any{"password_hash": hash, "updated_at": s.Now()}).Error
 	if err != nil {
+		return nil, err
+	}
+	if err := endEmailChanges(tx, u.ID); err != nil {
 		return nil, err
 	}
 	return &u, tx.Where("user_id = ?", u.ID).Delete(&Session{}).Error

@@ -260,6 +260,10 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 		if err := tx.Where("user_id = ? AND id <> ?", u.ID, actor.SessionID).Delete(&Session{}).Error; err != nil {
 			return err
 		}
+		// A pending email change may be a thief's, made with the old password.
+		if err := endEmailChanges(tx, u.ID); err != nil {
+			return err
+		}
 		return s.audit(tx, actor, actor.AccountID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"password"}})
 	})

@@ -25,6 +25,7 @@ type EmailChange struct {
 // ConfirmEmail is the page behind an email change's link.
 type ConfirmEmail struct {
 	Action             string
+	Cancel             bool // the notice's "this was not me" link
 	OldEmail, NewEmail string
 	CSRF               string
 }
@@ -42,4 +43,9 @@ type MailMessage struct {
 	Attempts                                        int
 	Created, Updated, NextAttempt                   time.Time
 	Sent                                            *time.Time
+	// Link is the live link of a message written to the server's log
+	// instead of sent (no SMTP server), for staff to pass on until
+	// LinkExpires; empty otherwise.
+	Link        string
+	LinkExpires time.Time
 }

@@ -95,11 +95,14 @@ func TestMailSurvivesSIGKILL(t *testing.T) {
 	dsn := migrated(t, modelstest.DSN(t))
 	mustCLI(t, "users", "create", "--database", dsn, "--email", "ada@example.com", "--password", "a long passphrase")
 	stuck, accepted := tarpit(t)
-	args := func(smtp string) []string {
-		return []string{"--rate-limit", "off", "--smtp-url", "smtp://" + smtp, "--mail-timeout", "1s",
+	// The first server's send must still be under way when it is killed
+	// (its timeout far longer than the kill takes), so the message is left
+	// under a lease that only expiry frees: 3·--mail-timeout.
+	args := func(smtp, timeout string) []string {
+		return []string{"--rate-limit", "off", "--smtp-url", "smtp://" + smtp, "--mail-timeout", timeout,
 			"--base-url", "https://console.example.com"}
 	}
-	first := testserver.Start(t, testserver.Options{Database: dsn, Args: args(stuck)})
+	first := testserver.Start(t, testserver.Options{Database: dsn, Args: args(stuck, "4s")})
 	askReset(t, first.URL, "ada@example.com")
 	select {
 	case <-accepted: // the worker is inside its send
@@ -109,6 +112,12 @@ func TestMailSurvivesSIGKILL(t *testing.T) {
 	if code := first.Stop(t, syscall.SIGKILL, 30*time.Second); code != -1 {
 		t.Fatalf("exit %d, want death by SIGKILL", code)
 	}
+	store := modelstest.OpenAt(t, dsn)
+	var attempts []int
+	if err := store.DB().Raw("SELECT attempts FROM mail_messages WHERE lease_until IS NOT NULL AND status = 'pending'").
+		Scan(&attempts).Error; err != nil || len(attempts) != 1 || attempts[0] != 0 {
+		t.Fatalf("want one leased message with no attempt recorded (killed mid-send), got %v %v", attempts, err)
+	}
 
 	srv := mailtest.Start(t, mailtest.Options{TLS: true})
 	// The binary trusts the test's CA through SSL_CERT_FILE.
@@ -116,7 +125,7 @@ func TestMailSurvivesSIGKILL(t *testing.T) {
 	if err := os.WriteFile(ca, srv.CAPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	second := testserver.Start(t, testserver.Options{Database: dsn, Args: args(srv.Addr), Env: []string{"SSL_CERT_FILE=" + ca}})
+	second := testserver.Start(t, testserver.Options{Database: dsn, Args: args(srv.Addr, "1s"), Env: []string{"SSL_CERT_FILE=" + ca}})
 	testserver.Eventually(t, 30*time.Second, func() bool { return len(srv.Messages()) > 0 }, "the mail sent by the second server")
 	m := srv.Messages()[0]
 	if m.To[0] != "ada@example.com" || !m.TLS {
@@ -135,7 +144,12 @@ func TestMailSurvivesSIGKILL(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("the link answers %d", res.StatusCode)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Sent and released: no worker can claim it again.
+	testserver.Eventually(t, 5*time.Second, func() bool {
+		var open int64
+		err := store.DB().Raw("SELECT count(*) FROM mail_messages WHERE status = 'pending' OR lease_until IS NOT NULL").Scan(&open).Error
+		return err == nil && open == 0
+	}, "the message recorded as sent")
 	if n := len(srv.Messages()); n != 1 {
 		t.Fatalf("sent %d times", n)
 	}

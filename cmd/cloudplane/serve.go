@@ -135,7 +135,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	stopPruning := startIdempotencyPruning(store, log)
 	stopSweep := startNotificationSweep(store, log)
 	stopMail := func() {} // started once the address, and so the base URL, is known
-	stopBackground := func() { stopBackups(); stopWebhooks(); stopPruning(); stopSweep(); stopMail() }
+	stopBackground := func() { stopTogether(stopMail, stopBackups, stopWebhooks, stopPruning, stopSweep) }
 	// On a failed start the dispatcher and backups stop, then the database
 	// closes; after a signal, shutdown does it within its timeout instead.
 	shuttingDown := false
@@ -163,7 +163,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	ln = handlers.LingerOnRefusal(handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP))
-	stopMail = startMail(store, mailSender, f.mail.timeout, publicURL(f.baseURL, ln.Addr().String()), log)
+	stopMail = startMail(store, mailSender, f.mail, f.limits.shutdownTimeout, publicURL(f.baseURL, ln.Addr().String()), log)
 	if f.debugAddr != "" {
 		sqlDB, err := db.Gorm().DB()
 		if err != nil {

@@ -6,6 +6,7 @@ package observe
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -74,7 +75,7 @@ func Middleware(cfg Config) fiber.Handler {
 		cfg.Metrics.ObserveRequest(method, route, status, took)
 		attrs := []slog.Attr{
 			slog.String("method", method),
-			slog.String("path", c.Path()),
+			slog.String("path", loggedPath(c.Path(), route)),
 			slog.String("route", route),
 			slog.Int("status", status),
 			slog.Float64("duration_ms", float64(took.Microseconds())/1000),
@@ -121,4 +122,24 @@ func bodySize(c *fiber.Ctx) int {
 		return max(res.Header.ContentLength(), 0)
 	}
 	return len(res.Body())
+}
+
+// oneTimeLinks are the paths whose last segment is a one-time token (a
+// setup, reset, email or invitation link): logs would hand out links that
+// still work.
+var oneTimeLinks = []string{"/setup/", "/reset-password/", "/confirm-email/", "/cancel-email-change/", "/invitations/"}
+
+// loggedPath is path as the access log writes it: a route's :token
+// parameter, and the rest of any one-time link path, is redacted, whether
+// or not the path matched its route.
+func loggedPath(path, route string) string {
+	if strings.Contains(route, ":token") {
+		return strings.ReplaceAll(route, ":token", "REDACTED")
+	}
+	for _, p := range oneTimeLinks {
+		if strings.HasPrefix(path, p) && len(path) > len(p) {
+			return p + "REDACTED"
+		}
+	}
+	return path
 }

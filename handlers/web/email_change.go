@@ -60,3 +60,24 @@ func (h *Handlers) ConfirmEmail(c *fiber.Ctx) error {
 	}
 	return redirect(c, "/sign-in?notice="+noticeEmailChanged)
 }
+
+// CancelEmailChangeForm is the "this was not me" link of a change's
+// notice: a button, as opening the link alone (a mail scanner does)
+// changes nothing. A used, expired or unknown link gets the not-found
+// page.
+func (h *Handlers) CancelEmailChangeForm(c *fiber.Ctx) error {
+	if err := h.store.CheckEmailCancelToken(c.UserContext(), c.Params("token")); err != nil {
+		return err
+	}
+	v := views.ConfirmEmail{Action: c.Path(), Cancel: true, CSRF: csrfToken(c)}
+	return h.page(c, fiber.StatusOK, "Cancel the email change", "", views.ConfirmEmailPage(v))
+}
+
+// CancelEmailChange ends the pending change and sends the browser to
+// sign in, where the notice suggests a new password.
+func (h *Handlers) CancelEmailChange(c *fiber.Ctx) error {
+	if err := h.store.CancelEmailChange(c.UserContext(), c.Params("token")); err != nil {
+		return err
+	}
+	return redirect(c, "/sign-in?notice="+noticeEmailChangeCancelled)
+}

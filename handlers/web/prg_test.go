@@ -76,7 +76,8 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 				t.Fatalf("POST %s has no GET at the same address", r.Path)
 			}
 			if strings.HasPrefix(r.Path, "/setup/") || strings.HasPrefix(r.Path, "/reset-password/") ||
-				strings.HasPrefix(r.Path, "/confirm-email/") || strings.HasPrefix(r.Path, web.InvitationPrefix) {
+				strings.HasPrefix(r.Path, "/confirm-email/") || strings.HasPrefix(r.Path, "/cancel-email-change/") ||
+				strings.HasPrefix(r.Path, web.InvitationPrefix) {
 				return // one-time links: their tests open them
 			}
 			path, ok := params.path(r.Path)

@@ -16,12 +16,16 @@ const (
 	noticeExpired   = "expired"
 	// noticeEmailChanged follows a confirmed change of email.
 	noticeEmailChanged = "email-changed"
+	// noticeEmailChangeCancelled follows a notice's cancel link.
+	noticeEmailChangeCancelled = "email-change-cancelled"
 )
 
 var notices = map[string]views.Flash{
 	noticeSignedOut:    {Kind: views.Success, Text: "You have signed out."},
 	noticeExpired:      {Kind: views.Info, Text: "Your session has ended. Sign in again to continue."},
 	noticeEmailChanged: {Kind: views.Success, Text: "Your email has changed. Sign in with the new address."},
+	noticeEmailChangeCancelled: {Kind: views.Success,
+		Text: "The email change is cancelled. Sign in and change your password, or use \"Forgot your password?\"."},
 }
 
 // SignInForm shows the sign-in page; a signed-in user goes home.

@@ -68,15 +68,20 @@ func compose(job models.MailJob, base string) (mailview.Message, error) {
 		if err := need("new_email"); err != nil {
 			return mailview.Message{}, err
 		}
-		return mailview.Message{
+		m := mailview.Message{
 			Heading: "Your email address is being changed",
 			Lines: []string{"Someone signed in as " + job.Recipient + " asked to change this account's email to " +
 				d["new_email"] + ". It changes once a link sent to that address is opened."},
 			LinkLabel: "Open your account", LinkURL: base + "/account",
 			Reason: "You got this email because it is the current address of a " + mailview.Product + " account.",
-			Stop: "If this was you, there is nothing to do. If not, sign in and change your password now " +
-				"(or use \"Forgot your password?\"), and the pending change can be replaced by a new one.",
-		}, nil
+			Stop: "If this was you, there is nothing to do. If not, cancel the change with the link above " +
+				"(it works once), then change your password (or use \"Forgot your password?\"): " +
+				"a new password also ends any pending change.",
+		}
+		if d["cancel_token"] != "" {
+			m.LinkLabel, m.LinkURL = "This was not me: cancel the change", base+"/cancel-email-change/"+url.PathEscape(d["cancel_token"])
+		}
+		return m, nil
 	case models.MailInvitation:
 		if err := need("token", "inviter", "account", "role"); err != nil {
 			return mailview.Message{}, err

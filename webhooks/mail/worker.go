@@ -63,6 +63,11 @@ type Config struct {
 	Batch    int           // messages claimed at once (DefaultBatch)
 	// Owner is the lease owner id; random when empty.
 	Owner string
+	// StopGrace bounds a send in flight once Run's ctx ends (serve gives
+	// it half of --shutdown-timeout): a send finished by then is recorded
+	// as sent, one cut short as a failed attempt, before Run returns.
+	// Zero leaves it bounded by Timeout alone.
+	StopGrace time.Duration
 }
 
 // Worker sends the outbox.
@@ -148,18 +153,46 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // attempt renders and sends one message and records how it went.
 func (w *Worker) attempt(ctx context.Context, job models.MailJob) {
-	// The send is not cut short by ctx: a message half-sent when the
-	// server stops would be sent again by the next worker.
-	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.Timeout)
+	// Another worker may hold the message now if this one's claim ran
+	// out while earlier messages were sent: renew the lease (send and
+	// record each take at most Timeout), or leave the message alone.
+	bg := context.WithoutCancel(ctx)
+	rctx, rcancel := context.WithTimeout(bg, w.cfg.Timeout)
+	held, err := w.cfg.Store.RenewMailLease(rctx, w.cfg.Owner, job.ID, 3*w.cfg.Timeout)
+	if err == nil && held {
+		var ok bool
+		job, ok, err = w.cfg.Store.ResolveMail(rctx, w.cfg.Owner, job)
+		held = ok
+	}
+	rcancel()
+	if err != nil {
+		w.cfg.Log.Warn("mail: preparing a message failed; it is retried when its lease ends", "id", job.ID, "err", err)
+		return
+	} else if !held {
+		w.cfg.Log.Info("mail: the lease ran out before sending, or the message was dropped; left to its holder", "id", job.ID)
+		return
+	}
+	// The send is not cut short by ctx at once: a message half-sent when
+	// the server stops would be sent again by the next worker. Timeout
+	// bounds the whole conversation, and StopGrace a send under way when
+	// the worker stops.
+	sendCtx, cancel := context.WithTimeout(bg, w.cfg.Timeout)
 	defer cancel()
+	if w.cfg.StopGrace > 0 {
+		stop := context.AfterFunc(ctx, func() { time.AfterFunc(w.cfg.StopGrace, cancel) })
+		defer stop()
+	}
 	out, err := Render(job, w.cfg.BaseURL)
 	if err == nil {
 		err = w.cfg.Sender.Send(sendCtx, out)
 	}
 	o := models.MailOutcome{ID: job.ID}
+	if lo, ok := w.cfg.Sender.(interface{ LogOnly() bool }); ok && err == nil {
+		o.LogOnly = lo.LogOnly()
+	}
 	if err != nil {
 		o.Error = err.Error()
-		if retry := w.retryAt(job.Attempts, err); retry != nil {
+		if retry := w.retryAt(job, err); retry != nil {
 			o.Retry = retry
 		}
 		w.cfg.Log.Warn("mail: sending failed", "id", job.ID, "kind", job.Kind, "attempt", job.Attempts+1,
@@ -178,15 +211,19 @@ func (w *Worker) attempt(ctx context.Context, job models.MailJob) {
 	}
 }
 
-// retryAt is when to try again after attempt number attempts+1 failed
-// with err, or nil to give up.
-func (w *Worker) retryAt(attempts int, err error) *time.Time {
+// retryAt is when to try again after job's attempt failed with err, or
+// nil to give up: a permanent error, the schedule run out, or the retry
+// falling after the message's links expire.
+func (w *Worker) retryAt(job models.MailJob, err error) *time.Time {
 	var p permanentError
-	if errors.As(err, &p) || attempts >= len(w.cfg.Schedule) {
+	if errors.As(err, &p) || job.Attempts >= len(w.cfg.Schedule) {
 		return nil
 	}
-	wait := w.cfg.Schedule[attempts]
+	wait := w.cfg.Schedule[job.Attempts]
 	wait += time.Duration(rand.Int64N(int64(wait)/10 + 1))
 	at := w.cfg.Store.Now().Add(wait)
+	if exp := models.MailExpiry(job); !exp.IsZero() && !at.Before(exp) {
+		return nil
+	}
 	return &at
 }

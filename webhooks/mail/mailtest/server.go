@@ -16,6 +16,8 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +60,14 @@ type Options struct {
 	Username, Password string
 	// Reject answers every DATA with this temporary error when set.
 	Reject func() bool
+	// NoSuchUser refuses these recipients for good (550 5.1.1).
+	NoSuchUser []string
+	// Slow is how long the server takes to answer each DATA (a relay that
+	// scans mail); the message counts as delivered once it answers.
+	Slow time.Duration
+	// OnData, when set, is called as each DATA begins (a test's barrier:
+	// the client is inside its send).
+	OnData func()
 }
 
 // Server is a running SMTP server.
@@ -168,6 +178,9 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if slices.Contains(ss.s.opts.NoSuchUser, to) {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
 	ss.msg.To = append(ss.msg.To, to)
 	return nil
 }
@@ -177,6 +190,10 @@ func (ss *session) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	if ss.s.opts.OnData != nil {
+		ss.s.opts.OnData()
+	}
+	time.Sleep(ss.s.opts.Slow) // the server's own pace, not a test's wait
 	if ss.s.opts.Reject != nil && ss.s.opts.Reject() {
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
 	}
@@ -190,8 +207,8 @@ func (ss *session) Data(r io.Reader) error {
 func (ss *session) Reset()        { ss.msg = Message{} }
 func (ss *session) Logout() error { return nil }
 
-// certificate makes a CA-signed certificate for localhost and every
-// address of the machine.
+// certificate makes a CA-signed certificate for localhost, the machine's
+// host name and every address of the machine.
 func certificate(tb testing.TB) (tls.Certificate, *x509.CertPool) {
 	tb.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -203,6 +220,9 @@ func certificate(tb testing.TB) (tls.Certificate, *x509.CertPool) {
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
 		DNSNames: []string{"localhost"}}
+	if name, err := os.Hostname(); err == nil && name != "" {
+		tmpl.DNSNames = append(tmpl.DNSNames, name)
+	}
 	addrs, _ := net.InterfaceAddrs()
 	for _, a := range addrs {
 		if n, ok := a.(*net.IPNet); ok {
