@@ -15,3 +15,6 @@ func (s *Store) NotifyMembership(ctx context.Context, userID, accountID, what, r
 	}
 	return err
 }
+
+// SetSweepLimit makes the notification sweep's pages n long.
+func (s *Store) SetSweepLimit(n int) { s.sweepLimit = n }

@@ -53,3 +53,34 @@ func recipients(mails []models.MailMessage) map[string]bool {
 	}
 	return out
 }
+
+// A sweep goes past its first page: with pages of 2, seven expiring keys
+// (one of them held by a member who turned the topic off) and three
+// failing endpoints all get their mail in one sweep, and the next sweep
+// queues nothing.
+func TestSweepGoesPastItsFirstPage(t *testing.T) {
+	f := newNotifyFixture(t)
+	f.store.SetSweepLimit(2)
+	owner := f.owner.Actor()
+	quiet, _ := modelstest.Member(t, f.store, owner, "quiet@example.com", models.RoleMember)
+	if err := f.store.SetNotificationPreferences(f.ctx, quiet, models.NotificationPreferencesInput{On: []string{models.TopicTickets}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.store.CreateAPIKey(f.ctx, quiet, models.CreateAPIKeyInput{Name: "quiet", Expires: "3d"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if _, _, err := f.store.CreateAPIKey(f.ctx, owner, models.CreateAPIKeyInput{Name: "k" + string(rune('a'+i)), Expires: "3d"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		f.endpoint(f.owner, f.clock.Now().Add(-2*time.Hour))
+	}
+	if n := f.sweep(); n != 6+3 {
+		t.Fatalf("one sweep queued %d mails, want 9", n)
+	}
+	if n := f.sweep(); n != 0 {
+		t.Fatalf("the next sweep queued %d", n)
+	}
+}

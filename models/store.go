@@ -108,6 +108,8 @@ type Store struct {
 	// chunkReads bounds the attachment chunks read at once
 	// (AttachmentBody): a slot is a value sent, given back by receiving.
 	chunkReads chan struct{}
+	// sweepLimit bounds one page of a notification sweep (defaultSweepLimit).
+	sweepLimit int
 }
 
 // Option changes a Store at construction.
@@ -127,7 +129,7 @@ func WithWebhookGuard(g WebhookGuard) Option { return func(s *Store) { s.webhook
 // on: Close closes it.
 func NewStore(db *database.DB, opts ...Option) *Store {
 	s := &Store{db: db, now: SystemClock, cfg: DefaultConfig(), wake: func() {}, webhookGuard: noWebhookGuard{},
-		chunkReads: make(chan struct{}, chunkReadsAtOnce)}
+		chunkReads: make(chan struct{}, chunkReadsAtOnce), sweepLimit: defaultSweepLimit}
 	for _, o := range opts {
 		o(s)
 	}
