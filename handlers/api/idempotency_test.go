@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"cloudplane/handlers/api"
-	"cloudplane/handlers/testserver"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
