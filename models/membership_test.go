@@ -409,3 +409,40 @@ func sessionOf(t *testing.T, store *models.Store, token string) *models.Session 
 	}
 	return sess
 }
+
+// Members and viewers read an endpoint's settings and health but never
+// its bearer token or signing secrets, from any read of the domain; an
+// owner's reads carry them (the dashboard reveals the secret to owners).
+func TestWebhookReadsKeepSecretsFromMembersAndViewers(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	member, _ := join(t, s, f.alice, "member@example.com", models.RoleMember)
+	viewer, _ := join(t, s, f.alice, "viewer@example.com", models.RoleViewer)
+	e, _, err := s.CreateWebhookEndpoint(ctx, f.alice, models.SetWebhookInput{URL: "https://hooks.example.com/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RotateWebhookSecret(ctx, f.alice, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	reads := func(a models.Actor) []models.WebhookEndpoint {
+		all := modelstest.Must[[]models.WebhookEndpoint](t)(s.WebhookEndpoints(ctx, a, ""))
+		one := modelstest.Must[*models.WebhookEndpoint](t)(s.WebhookEndpoint(ctx, a, e.ID))
+		first := modelstest.Must[*models.WebhookEndpoint](t)(s.Webhook(ctx, a, ""))
+		health := modelstest.Must[*models.WebhookHealth](t)(s.WebhookHealth(ctx, a, e.ID))
+		return append(all, *one, *first, health.Endpoint)
+	}
+	for _, got := range reads(f.alice) {
+		if got.Token == "" || got.Secret == "" || got.PreviousSecret == "" {
+			t.Fatalf("the owner's read lacks the secrets: %+v", got)
+		}
+	}
+	for _, a := range []models.Actor{member, viewer} {
+		for _, got := range reads(a) {
+			if got.Token != "" || got.Secret != "" || got.PreviousSecret != "" || got.URL != e.URL {
+				t.Fatalf("%s reads token %q secret %q previous %q url %q", a.Role, got.Token, got.Secret, got.PreviousSecret, got.URL)
+			}
+		}
+	}
+}
