@@ -49,7 +49,7 @@ func (s *Store) StartPasswordReset(ctx context.Context, actor Actor, email strin
 		if token, err = s.issueResetToken(tx, u, PasswordResetTTL); err != nil {
 			return err
 		}
-		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"password_reset": "link issued"})
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func (s *Store) RequestPasswordReset(ctx context.Context, email, sourceIP string
 			return err
 		}
 		queued = true
-		return s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"password_reset": "link emailed", "source_ip": sourceIP})
 	})
 	if queued && err == nil {
@@ -181,7 +181,7 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 		if err != nil {
 			return nil, err
 		}
-		return u, s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return u, s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"password"}, "password_reset": "link used"})
 	})
 }
@@ -209,7 +209,7 @@ func (s *Store) SetPassword(ctx context.Context, actor Actor, email, password st
 		if _, err := s.replacePassword(tx, u.ID, string(hash)); err != nil {
 			return err
 		}
-		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"password"}})
 	})
 }
