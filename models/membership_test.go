@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -444,5 +445,62 @@ func TestWebhookReadsKeepSecretsFromMembersAndViewers(t *testing.T) {
 				t.Fatalf("%s reads token %q secret %q previous %q url %q", a.Role, got.Token, got.Secret, got.PreviousSecret, got.URL)
 			}
 		}
+	}
+}
+
+// Staff and the CLI name accounts by id, or by the email of an owner who
+// owns exactly that account now: after Alice made Carol an owner and left,
+// "alice@" names nothing (not the account created with her), "carol@"
+// owns two and is refused with both ids, and the support list labels the
+// account by Carol and finds it by her, not Alice.
+func TestAccountReferencesFollowTheCurrentOwners(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	team := f.alice.AccountID
+	carol, _ := join(t, s, f.alice, "carol@example.com", models.RoleOwner)
+	carolsOwn := modelstest.Must[*models.User](t)(s.UserByEmail(ctx, carol.Email)).AccountID
+	if _, err := s.LeaveAccount(ctx, f.alice); err != nil {
+		t.Fatal(err)
+	}
+	staff := models.OperatorActor
+	if id, err := s.AccountID(ctx, staff, team); err != nil || id != team {
+		t.Fatalf("by id: %q %v", id, err)
+	}
+	if id, err := s.AccountID(ctx, staff, "bob@example.com"); err != nil || id != f.bob.AccountID {
+		t.Fatalf("by the email of an owner of one account: %q %v", id, err)
+	}
+	if _, err := s.AccountID(ctx, staff, "alice@example.com"); models.ErrorCode(err) != models.CodeInvalidParameters {
+		t.Fatalf("alice, who owns nothing now: %v", err)
+	}
+	_, err := s.AccountID(ctx, staff, "Carol@example.com")
+	if models.ErrorCode(err) != models.CodeInvalidParameters || !strings.Contains(err.Error(), team) || !strings.Contains(err.Error(), *carolsOwn) {
+		t.Fatalf("carol, who owns two: %v", err)
+	}
+	if _, err := s.AccountIDByOwnerEmail(ctx, "carol@example.com"); models.ErrorCode(err) != models.CodeInvalidParameters {
+		t.Fatalf("the CLI's --account carol@: %v", err)
+	}
+	inactive := models.AccountInactive
+	if _, err := s.UpdateAccount(ctx, staff, "alice@example.com", models.UpdateAccountInput{Status: &inactive}); err == nil {
+		t.Fatal("accounts update --email alice@ changed an account")
+	}
+	if a, err := s.UpdateAccount(ctx, staff, team, models.UpdateAccountInput{Status: &inactive}); err != nil || a.ID != team {
+		t.Fatalf("accounts update --account <id>: %+v %v", a, err)
+	}
+	byAlice := modelstest.Must[*models.AccountPage](t)(s.Accounts(ctx, staff, models.AccountFilter{Email: "alice"}))
+	if len(byAlice.Accounts) != 0 {
+		t.Fatalf("the support list finds %d accounts by alice, who owns none", len(byAlice.Accounts))
+	}
+	byCarol := modelstest.Must[*models.AccountPage](t)(s.Accounts(ctx, staff, models.AccountFilter{Email: "carol"}))
+	labels := map[string]string{}
+	for _, a := range byCarol.Accounts {
+		labels[a.ID] = a.OwnerEmail
+	}
+	if len(labels) != 2 || labels[team] != carol.Email || labels[*carolsOwn] != carol.Email {
+		t.Fatalf("the support list by carol: %v", labels)
+	}
+	one := modelstest.Must[*models.AccountListing](t)(s.AccountForSupport(ctx, staff, team))
+	if one.OwnerEmail != carol.Email {
+		t.Fatalf("the account page labels it %q", one.OwnerEmail)
 	}
 }
