@@ -111,18 +111,12 @@ func (in UpdateAccountInput) Validate() error {
 	return f.Err()
 }
 
-// UpdateAccount applies an operator change (CLI) to the account of the
-// owner with the given email, recording an audit event.
-func (s *Store) UpdateAccount(ctx context.Context, actor Actor, email string, in UpdateAccountInput) (*Account, error) {
+// UpdateAccount applies an operator change (CLI) to the account ref
+// names: its id, or the email of an owner of it who owns no other (see
+// accountByRef), recording an audit event.
+func (s *Store) UpdateAccount(ctx context.Context, actor Actor, ref string, in UpdateAccountInput) (*Account, error) {
 	return s.updateAccount(ctx, actor, in, func(tx *gorm.DB) (string, error) {
-		u, err := userByEmail(tx, email)
-		if err != nil {
-			return "", err
-		}
-		if u.AccountID == nil {
-			return "", InvalidField("email", "belongs to a support user, who has no account")
-		}
-		return *u.AccountID, nil
+		return accountByRef(tx, "account", ref)
 	})
 }
 

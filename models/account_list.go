@@ -34,10 +34,16 @@ type AccountPage struct {
 	NextPageToken *string
 }
 
-// accountListing reads accounts with their owner's email.
+// accountOwnersSQL is each account with the first (by email) of its
+// current owners, from the memberships: the user an account was created
+// with may have left it, and an account may have several owners.
+const accountOwnersSQL = "(SELECT memberships.account_id, MIN(users.email) AS email FROM memberships " +
+	"JOIN users ON users.id = memberships.user_id WHERE memberships.role = 'owner' GROUP BY memberships.account_id) owners"
+
+// accountListing reads accounts labelled by an owner's email.
 func accountListing(db *gorm.DB) *gorm.DB {
-	return db.Table("accounts").Select("accounts.*, users.email AS owner_email").
-		Joins("JOIN users ON users.account_id = accounts.id AND users.role = ?", RoleOwner)
+	return db.Table("accounts").Select("accounts.*, owners.email AS owner_email").
+		Joins("JOIN " + accountOwnersSQL + " ON owners.account_id = accounts.id")
 }
 
 // Accounts lists accounts by their owner's email, a page at a time by
@@ -55,17 +61,20 @@ func (s *Store) Accounts(ctx context.Context, actor Actor, f AccountFilter) (*Ac
 		if msg := textProblem(email, false); msg != "" {
 			return nil, InvalidField("email", msg)
 		}
-		q = q.Where("users.email "+likeOperator(q)+" ? ESCAPE '\\'", "%"+likeEscaper.Replace(email)+"%")
+		// Any current owner's email finds the account.
+		q = q.Where("EXISTS (SELECT 1 FROM memberships JOIN users ON users.id = memberships.user_id "+
+			"WHERE memberships.account_id = accounts.id AND memberships.role = ? AND users.email "+likeOperator(q)+" ? ESCAPE '\\')",
+			RoleOwner, "%"+likeEscaper.Replace(email)+"%")
 	}
 	if f.PageToken != "" {
 		c, err := s.openCursor(ctx, accountPageSecret, f.PageToken, "email", false)
 		if err != nil {
 			return nil, err
 		}
-		q = q.Where("(users.email > ? OR (users.email = ? AND accounts.id > ?))", c.Key, c.Key, c.ID)
+		q = q.Where("(owners.email > ? OR (owners.email = ? AND accounts.id > ?))", c.Key, c.Key, c.ID)
 	}
 	var rows []AccountListing
-	if err := q.Order("users.email, accounts.id").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
+	if err := q.Order("owners.email, accounts.id").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
 		return nil, err
 	}
 	page := &AccountPage{Accounts: rows}

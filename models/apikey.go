@@ -278,11 +278,12 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (Actor, error) 
 	}
 	p, ok := s.keys.get(hash)
 	if !ok {
+		version := s.keys.currentVersion()
 		var err error
 		if p, err = s.loadPrincipal(ctx, hash); err != nil {
 			return Actor{}, err
 		}
-		s.keys.put(hash, p)
+		s.keys.put(hash, p, version)
 	}
 	if subtle.ConstantTimeCompare([]byte(p.hash), []byte(hash)) != 1 {
 		return Actor{}, errInvalidKey

@@ -73,9 +73,27 @@ func (c *keyCache) get(hash string) (principal, bool) {
 	return e.principal, true
 }
 
-func (c *keyCache) put(hash string, p principal) {
+// currentVersion is the credentials version the entries stand for; read
+// it before loading a principal and pass it to put.
+func (c *keyCache) currentVersion() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.version
+}
+
+// put caches p, loaded from a row read after the cache stood for version
+// loadedUnder. If the version changed meanwhile (a revocation, role change
+// or removal committed, and another request saw it), the row may predate
+// the change and p is not cached: caching it under the new version would
+// keep it past the change until keyCacheTTL, since no later check would
+// see a difference. The caller still uses p for this one request, which
+// is no later than the read.
+func (c *keyCache) put(hash string, p principal, loadedUnder string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.version != loadedUnder {
+		return
+	}
 	old := c.entries[hash]
 	e := &cachedPrincipal{principal: p, loaded: c.now()}
 	if old != nil {

@@ -102,7 +102,7 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 			if err := endEmailChanges(tx, u.ID); err != nil {
 				return err
 			}
-			return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+			return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 				map[string]any{"email_change": "cancelled"})
 		})
 	}
@@ -134,7 +134,7 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 			map[string]string{"old_email": u.Email, "new_email": newEmail, "cancel_token": cancel}); err != nil {
 			return err
 		}
-		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"email_change": "confirmation sent", "new_email": newEmail})
 	})
 	if err == nil {
@@ -230,7 +230,7 @@ func (s *Store) ConfirmEmailChange(ctx context.Context, token string) (*PendingE
 		p.OldEmail = u.Email
 		out = p
 		u.Email = p.NewEmail
-		return s.audit(tx, u.Actor(), accountOf(&u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"email"}, "old_email": p.OldEmail, "new_email": p.NewEmail})
 	})
 	if err != nil {
@@ -265,7 +265,7 @@ func (s *Store) CancelEmailChange(ctx context.Context, token string) error {
 		if err := endEmailChanges(tx, u.ID); err != nil {
 			return err
 		}
-		return s.audit(tx, u.Actor(), accountOf(&u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"email_change": "cancelled by link"})
 	})
 }

@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"time"
 
@@ -98,8 +100,24 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, accountID, key, fingerp
 
 func ptrTo[T any](v T) *T { return &v }
 
+// IdempotencyRowKey is the key a client's Idempotency-Key is claimed and
+// stored under: a SHA-256 of the credential that sent it (the API key, or
+// the user of a session) and the key. Members of one account share its
+// rows' account_id, so without the credential one member's retry would
+// replay another member's answer, skipping the role check and showing
+// what the answer held. The hash keeps the row key within 255 characters
+// whatever the client's key.
+func IdempotencyRowKey(a Actor, key string) string {
+	credential := "user:" + a.UserID
+	if a.APIKeyID != "" {
+		credential = "api-key:" + a.APIKeyID
+	}
+	sum := sha256.Sum256([]byte(credential + "\n" + key))
+	return hex.EncodeToString(sum[:])
+}
+
 var errIdempotencyKeyReused = &Error{Code: CodeInvalidParameters,
-	Message:    "Invalid Idempotency-Key: it was used for another request (a different method, path or body) in the last 24 hours",
+	Message:    "Invalid Idempotency-Key: it was used for another request (a different method, path or body, or under another role) in the last 24 hours",
 	Suggestion: "Use a new key for each distinct request; repeat a key only to retry the same request"}
 
 var errIdempotencyKeyBusy = &Error{Code: CodeInternal, Retryable: true,

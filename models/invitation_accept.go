@@ -155,7 +155,7 @@ func (s *Store) consumeInvitation(tx *gorm.DB, token string) (*Invitation, error
 // invitation/accepted, the joining member acting.
 func (s *Store) joinByInvitation(tx *gorm.DB, u *User, inv *Invitation) error {
 	joiner := Actor{UserID: u.ID, Email: u.Email, Role: inv.Role, AccountID: inv.AccountID}
-	if _, err := s.AddMember(tx, joiner, inv.AccountID, u.ID, inv.Role); err != nil {
+	if _, err := s.addMember(tx, joiner, inv.AccountID, u.ID, inv.Role); err != nil {
 		return err
 	}
 	return s.audit(tx, joiner, inv.AccountID, "invitation", "accepted", []string{lrn("invitation", inv.ID), lrn("user", u.ID)},

@@ -87,7 +87,7 @@ func (s *Store) ResolveMail(ctx context.Context, owner string, job MailJob) (Mai
 			return err
 		}
 		job.Data = data
-		return s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"password_reset": "link emailed", "source_ip": m.Data[resetRequestKey]})
 	})
 	return job, ok && err == nil, err

@@ -117,26 +117,11 @@ func (s *Store) MemberActorByEmail(ctx context.Context, ownerEmail, email string
 	return memberActor(s.read(ctx), u, accountID)
 }
 
-// AccountIDByOwnerEmail finds the account the CLI's --account names: one
-// the user with that email owns, the one created with them first.
-func (s *Store) AccountIDByOwnerEmail(ctx context.Context, email string) (string, error) {
-	u, err := s.UserByEmail(ctx, email)
-	if err != nil {
-		return "", err
-	}
-	var ids []string
-	err = s.read(ctx).Model(&Membership{}).Where("user_id = ? AND role = ?", u.ID, RoleOwner).
-		Order("created_at, account_id").Pluck("account_id", &ids).Error
-	if err != nil {
-		return "", err
-	}
-	if u.AccountID != nil && slices.Contains(ids, *u.AccountID) {
-		return *u.AccountID, nil
-	}
-	if len(ids) == 0 {
-		return "", Errorf(CodeNotFound, "%s owns no account", u.Email)
-	}
-	return ids[0], nil
+// AccountIDByOwnerEmail finds the account the CLI's --account names: an
+// account id, or the email of a user who owns exactly that one account
+// now (several are refused, listing their ids; see accountByRef).
+func (s *Store) AccountIDByOwnerEmail(ctx context.Context, ref string) (string, error) {
+	return accountByRef(s.read(ctx), "account", ref)
 }
 
 // MemberActorEmails maps the users who caused any of events as owners,

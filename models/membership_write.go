@@ -39,12 +39,66 @@ func (a Actor) memberAdmin(requested string) (string, error) {
 	return a.manages()
 }
 
+// errNotOwnerNow refuses a member change by an actor who was an owner
+// when their request was authenticated but is not any more.
+func errNotOwnerNow(role string) *Error {
+	return insufficientRole(role, "manage this account's members, webhooks and keys", RoleOwner)
+}
+
+// ownerNow checks, inside tx and after the account is locked, that the
+// actor still owns accountID: the role an actor carries was read when
+// their request was authenticated, and an owner demoted or removed while
+// the request waited for the lock must not change members (nor promote
+// themselves back). Staff need no membership.
+func ownerNow(tx *gorm.DB, actor Actor, accountID string) error {
+	if actor.isStaff() {
+		return nil
+	}
+	var roles []string
+	if err := tx.Model(&Membership{}).Where("account_id = ? AND user_id = ?", accountID, actor.UserID).
+		Pluck("role", &roles).Error; err != nil {
+		return err
+	}
+	if len(roles) != 1 || roles[0] != RoleOwner {
+		role := ""
+		if len(roles) == 1 {
+			role = roles[0]
+		}
+		return errNotOwnerNow(role)
+	}
+	return nil
+}
+
 // AddMember makes userID a member of accountID with role inside tx, with a
 // member/created audit event by actor, and (unless they added themselves)
 // a notification for the new member: the caller calls s.wakeMail after
-// the commit. It is the one way in: an accepted invitation calls it in its
-// own transaction. An existing member is CodeDuplicate.
+// the commit. Only an owner of accountID (checked again under the
+// account's lock) or staff may: no one else can add anyone, let alone an
+// owner. An accepted invitation, whose checks were the inviting owner's,
+// comes in through addMember. An existing member is CodeDuplicate.
 func (s *Store) AddMember(tx *gorm.DB, actor Actor, accountID, userID, role string) (*Membership, error) {
+	if !actor.isStaff() {
+		owned, err := actor.manages()
+		if err != nil {
+			return nil, err
+		}
+		if owned != accountID {
+			return nil, NotFound("account", accountID)
+		}
+	}
+	if _, err := lockAccount(tx, accountID); err != nil {
+		return nil, err
+	}
+	if err := ownerNow(tx, actor, accountID); err != nil {
+		return nil, err
+	}
+	return s.addMember(tx, actor, accountID, userID, role)
+}
+
+// addMember is AddMember without the role check, for the invitation's own
+// path: the invitation names the account and role an owner chose, and
+// accepting it (consumed once, in tx) is the permission.
+func (s *Store) addMember(tx *gorm.DB, actor Actor, accountID, userID, role string) (*Membership, error) {
 	if err := validRole("role", role); err != nil {
 		return nil, err
 	}
@@ -93,6 +147,9 @@ func (s *Store) SetMemberRole(ctx context.Context, actor Actor, in MemberInput) 
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		m, err := lockMember(tx, accountID, in.Member)
 		if err != nil {
+			return err
+		}
+		if err := ownerNow(tx, actor, accountID); err != nil {
 			return err
 		}
 		out = m
@@ -161,6 +218,11 @@ func (s *Store) dropMember(ctx context.Context, actor Actor, accountID, member s
 		m, err := lockMember(tx, accountID, member)
 		if err != nil {
 			return err
+		}
+		if !left { // anyone may leave; removing another takes an owner, now
+			if err := ownerNow(tx, actor, accountID); err != nil {
+				return err
+			}
 		}
 		out = m
 		if m.Role == RoleOwner {

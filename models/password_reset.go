@@ -49,7 +49,7 @@ func (s *Store) StartPasswordReset(ctx context.Context, actor Actor, email strin
 		if token, err = s.issueResetToken(tx, u, PasswordResetTTL); err != nil {
 			return err
 		}
-		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"password_reset": "link issued"})
 	})
 	if err != nil {
@@ -171,7 +171,7 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 		if err != nil {
 			return nil, err
 		}
-		return u, s.audit(tx, u.Actor(), accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return u, s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"password"}, "password_reset": "link used"})
 	})
 }
@@ -199,7 +199,7 @@ func (s *Store) SetPassword(ctx context.Context, actor Actor, email, password st
 		if _, err := s.replacePassword(tx, u.ID, string(hash)); err != nil {
 			return err
 		}
-		return s.audit(tx, actor, accountOf(u), "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"password"}})
 	})
 }
@@ -230,15 +230,6 @@ func (s *Store) replacePassword(tx *gorm.DB, userID, hash string) (*User, error)
 		return nil, err
 	}
 	return &u, tx.Where("user_id = ?", u.ID).Delete(&Session{}).Error
-}
-
-// accountOf is the account a user's audit events belong to: their own for
-// an owner, none for support staff.
-func accountOf(u *User) string {
-	if u.AccountID == nil {
-		return ""
-	}
-	return *u.AccountID
 }
 
 // Users lists every user, oldest first, for the operator.

@@ -138,7 +138,7 @@ func (s *Store) startSession(ctx context.Context, sourceIP string, prepare func(
 			return err
 		}
 		actor.SessionID = sess.ID
-		return s.audit(tx, actor, actor.AccountID, "session", "signed_in", []string{lrn("session", sess.ID)},
+		return s.auditPersonal(tx, actor, u.ID, "session", "signed_in", []string{lrn("session", sess.ID)},
 			map[string]any{"email": u.Email, "source_ip": sess.SourceIP})
 	})
 	if err != nil {
@@ -213,15 +213,8 @@ func (s *Store) SignOut(ctx context.Context, token string) error {
 		if err := tx.Delete(&sess).Error; err != nil {
 			return err
 		}
-		actor, err := sessionActor(tx, &u, sess.AccountID)
-		if errors.Is(err, ErrNoSession) {
-			actor, err = u.Actor(), nil // no longer a member there: the event goes to their own log
-		}
-		if err != nil {
-			return err
-		}
-		actor.SessionID = sess.ID
-		return s.audit(tx, actor, actor.AccountID, "session", "signed_out", []string{lrn("session", sess.ID)}, nil)
+		actor := Actor{UserID: u.ID, Email: u.Email, SessionID: sess.ID}
+		return s.auditPersonal(tx, actor, u.ID, "session", "signed_out", []string{lrn("session", sess.ID)}, nil)
 	})
 }
 

@@ -50,16 +50,14 @@ func TestSignInFailuresLookAlike(t *testing.T) {
 }
 
 func TestSignInIsAuditedAndTokenIsHashed(t *testing.T) {
-	ctx := context.Background()
 	store := modelstest.Open(t)
 	owner, _ := modelstest.Owner(t, store, "ada@example.com")
 	sess, token := signIn(t, store, "ada@example.com")
 	if sess.TokenHash == token || len(sess.CSRFToken) != 64 {
 		t.Fatalf("session stores %+v for token %s", sess, token)
 	}
-	events := modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, owner.Actor(), 1))
-	ev := events[0]
-	if ev.ResourceName != "session" || ev.Action != "signed_in" || *ev.ActorLRN != "lrn:cloud:user:"+owner.ID ||
+	ev := modelstest.PersonalEvents(t, store, owner.ID, 1)[0]
+	if ev.ResourceName != "session" || ev.Action != "signed_in" || *ev.ActorLRN != "lrn:cloud:user:"+owner.ID || ev.ActorRole != nil ||
 		ev.ResourceLRNs[0] != "lrn:cloud:session:"+sess.ID || ev.AdditionalDetails.Map()["source_ip"] != "192.0.2.1" {
 		t.Fatalf("event %+v", ev)
 	}
@@ -154,7 +152,7 @@ func TestSignOut(t *testing.T) {
 	if err := store.SignOut(ctx, token); err != nil {
 		t.Fatalf("second sign-out: %v", err)
 	}
-	events := modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, owner.Actor(), 1))
+	events := modelstest.PersonalEvents(t, store, owner.ID, 1)
 	if events[0].Action != "signed_out" || events[0].ResourceLRNs[0] != "lrn:cloud:session:"+sess.ID {
 		t.Fatalf("event %+v", events[0])
 	}
@@ -248,7 +246,7 @@ func TestPasswordResetLinkStartsASession(t *testing.T) {
 	}
 	// One transaction writes both, maybe within one tick of the clock.
 	events := map[string]models.AuditEvent{}
-	for _, ev := range modelstest.Must[[]models.AuditEvent](t)(store.LatestAuditEvents(ctx, owner.Actor(), 2)) {
+	for _, ev := range modelstest.PersonalEvents(t, store, owner.ID, 2) {
 		events[ev.ResourceName+"/"+ev.Action] = ev
 	}
 	signedIn, ok := events["session/signed_in"]
@@ -279,5 +277,56 @@ func TestSignInDropsExpiredSessions(t *testing.T) {
 	}
 	if _, _, err := store.SessionByToken(ctx, live); err != nil {
 		t.Fatalf("live session: %v", err)
+	}
+}
+
+// A user's personal events (sign-in, email change, password reset and
+// change, sign-out) are the platform's, not any team's: neither the
+// account Alice left nor the one her session acts on shows them (her new
+// address, her IP), and none names a role; each is recorded once, in the
+// platform's log, with Alice as actor.
+func TestPersonalEventsLandInNoAccount(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := f.store
+	carol, _ := join(t, s, f.alice, "carol@example.com", models.RoleOwner)
+	bobs, _ := join(t, s, f.bob, "alice@example.com", models.RoleViewer) // alice works in bob's account
+	if _, err := s.LeaveAccount(ctx, f.alice); err != nil {
+		t.Fatal(err)
+	}
+	sess, token := signIn(t, s, "alice@example.com")
+	if err := s.RequestEmailChange(ctx, bobs, models.EmailChangeInput{NewEmail: "alice-private@example.net", CurrentPassword: password}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPasswordReset(ctx, "alice@example.com", "203.0.113.9"); err != nil {
+		t.Fatal(err)
+	}
+	resolveAll(t, s) // the worker issues the link, and records it, as it sends
+	acting := bobs
+	acting.SessionID = sess.ID
+	if err := s.ChangePassword(ctx, acting, models.ChangePasswordInput{CurrentPassword: password,
+		NewPassword: "another good password", NewPasswordConfirm: "another good password"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SignOut(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []models.Actor{carol, f.bob} {
+		page := modelstest.Must[*models.AuditPage](t)(s.AuditEvents(ctx, a, models.AuditEventsInput{}))
+		for _, ev := range page.Events {
+			if ev.ResourceName == "session" || (ev.ResourceName == "user" && ev.Action == "updated") {
+				t.Errorf("%s's account log shows alice's personal event %s/%s %s", a.Email, ev.ResourceName, ev.Action, ev.AdditionalDetails)
+			}
+		}
+	}
+	got := map[string]int{}
+	for _, ev := range modelstest.PersonalEvents(t, s, f.alice.UserID, 10) {
+		if ev.ActorRole != nil || *ev.ActorLRN != "lrn:cloud:user:"+f.alice.UserID {
+			t.Errorf("personal event %s/%s by %s as %v", ev.ResourceName, ev.Action, *ev.ActorLRN, *ev.ActorRole)
+		}
+		got[ev.ResourceName+"/"+ev.Action]++
+	}
+	if got["session/signed_in"] != 1 || got["session/signed_out"] != 1 || got["user/updated"] != 3 {
+		t.Fatalf("personal events %v, want a sign-in, a sign-out and 3 updates", got)
 	}
 }

@@ -119,19 +119,20 @@ func (s *Store) addQueueNames(ctx context.Context, tickets []TicketSummary) erro
 	return nil
 }
 
-// accountOwnerEmails maps each account id to its owner's email.
+// accountOwnerEmails maps each account id to the email of its first
+// current owner (by email), as the support list of accounts labels it.
 func accountOwnerEmails(db *gorm.DB, accountIDs []string) (map[string]string, error) {
 	out := map[string]string{}
 	if len(accountIDs) == 0 {
 		return out, nil
 	}
-	var users []User
-	if err := db.Select("account_id", "email").Where("account_id IN ? AND role = ?", accountIDs, RoleOwner).
-		Find(&users).Error; err != nil {
+	var rows []struct{ AccountID, Email string }
+	if err := db.Table(accountOwnersSQL).Select("owners.account_id, owners.email").
+		Where("owners.account_id IN ?", accountIDs).Scan(&rows).Error; err != nil {
 		return nil, err
 	}
-	for _, u := range users {
-		out[*u.AccountID] = u.Email
+	for _, r := range rows {
+		out[r.AccountID] = r.Email
 	}
 	return out, nil
 }

@@ -43,6 +43,26 @@ func (u *User) Actor() Actor {
 	return a
 }
 
+// auditPersonal records an event about a user's own person, not about an
+// account: a password changed or reset, an email changed, a sign-in or
+// sign-out. It goes to the platform's log (no account; support staff
+// read it), with the user, or the staff member or operator who acted on
+// them, as actor, and no account role. Such an event belongs to no team:
+// the account created with the user may be one they left, and the one a
+// session happens to act on is a choice of the moment; either's members
+// must not read the user's new email or address, nor see them labelled
+// with a role (users.role says "owner" whatever they hold). It is the one
+// way personal events are recorded.
+func (s *Store) auditPersonal(tx *gorm.DB, actor Actor, userID, resource, action string, resourceLRNs []string, details map[string]any) error {
+	if !actor.isStaff() {
+		if actor.UserID == "" {
+			actor.UserID = userID
+		}
+		actor = Actor{UserID: actor.UserID, Email: actor.Email, APIKeyID: actor.APIKeyID, SessionID: actor.SessionID}
+	}
+	return s.audit(tx, actor, "", resource, action, resourceLRNs, details)
+}
+
 // CreateUserInput is a new user. Role defaults to owner.
 type CreateUserInput struct {
 	Email    string
@@ -264,7 +284,7 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 		if err := endEmailChanges(tx, u.ID); err != nil {
 			return err
 		}
-		return s.audit(tx, actor, actor.AccountID, "user", "updated", []string{lrn("user", u.ID)},
+		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"password"}})
 	})
 }

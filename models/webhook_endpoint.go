@@ -167,7 +167,20 @@ func (s *Store) WebhookEndpoints(ctx context.Context, actor Actor, accountID str
 	}
 	var out []WebhookEndpoint
 	err = s.read(ctx).Where("account_id = ?", accountID).Order("created_at, id").Find(&out).Error
+	for i := range out {
+		out[i].redactFor(actor)
+	}
 	return out, err
+}
+
+// redactFor blanks the endpoint's bearer token and signing secrets unless
+// the actor manages webhooks (an owner, staff): members and viewers may
+// read an endpoint's settings and health, never what authenticates its
+// deliveries, whatever later serialises the struct.
+func (e *WebhookEndpoint) redactFor(actor Actor) {
+	if actor.managesWebhooks() != nil {
+		e.Token, e.Secret, e.PreviousSecret = "", "", ""
+	}
 }
 
 // Webhook returns an account's first endpoint: the owner's own, or for
@@ -198,6 +211,7 @@ func (s *Store) WebhookEndpoint(ctx context.Context, actor Actor, id string) (*W
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, NotFound("webhook", id)
 	}
+	e.redactFor(actor)
 	return &e, err
 }
 

@@ -120,7 +120,7 @@ func EmailChangeForm(v EmailChange) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<form method=\"post\" action=\"/account/email\" class=\"stack narrow\" novalidate>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<form method=\"post\" action=\"/account/email\" class=\"stack narrow\" novalidate data-viewer-allowed>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -129,6 +129,9 @@ type Confirm struct {
 	CancelHref string
 	CSRF       string
 	InDialog   bool
+	// ViewerAllowed marks an action a viewer may take (leaving, revoking
+	// their own key): the style that hides a viewer's forms keeps it.
+	ViewerAllowed bool
 }
 
 // ErrorPage explains a failed request.

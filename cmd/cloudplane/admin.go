@@ -103,14 +103,25 @@ func apikeysRevoke(ctx context.Context, args []string, stdout io.Writer) error {
 
 func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error {
 	c := newDBCommand("accounts update")
-	email := c.fs.String("email", "", "email of the account's owner")
+	account := c.fs.String("account", "", "the account's ID, or the email of its owner when they own only this account")
+	email := c.fs.String("email", "", "the same as --account (kept for scripts)")
 	status := c.fs.String("status", "", "active or inactive")
 	billing := c.fs.String("billing-address", "", "valid or invalid")
 	fsQuota := c.fs.String("filesystem-quota", "", "most filesystems the account may have")
 	rsQuota := c.fs.String("ruleset-quota", "", "most firewall rulesets the account may have")
 	fpQuota := c.fs.String("fabric-partition-quota", "", "most fabric partitions the account may have")
-	if err := c.parse(args, "email"); err != nil {
+	if err := c.parse(args); err != nil {
 		return err
+	}
+	ref := *account
+	switch {
+	case ref != "" && *email != "":
+		return fmt.Errorf("give --account or --email, not both")
+	case ref == "":
+		ref = *email
+	}
+	if ref == "" {
+		return fmt.Errorf("--account is required: the account's ID, or the email of its owner")
 	}
 	var in models.UpdateAccountInput
 	if *status != "" {
@@ -135,7 +146,7 @@ func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error 
 		return err
 	}
 	return c.withStore(ctx, func(store *models.Store) error {
-		a, err := store.UpdateAccount(ctx, models.OperatorActor, *email, in)
+		a, err := store.UpdateAccount(ctx, models.OperatorActor, ref, in)
 		if err != nil {
 			return err
 		}

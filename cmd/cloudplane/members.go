@@ -19,7 +19,7 @@ type membersCommand struct {
 
 func newMembersCommand(name string) membersCommand {
 	c := newDBCommand(name)
-	return membersCommand{dbCommand: c, account: c.fs.String("account", "", "email of an owner of the account")}
+	return membersCommand{dbCommand: c, account: c.fs.String("account", "", "the account's ID, or the email of its owner when they own only this account")}
 }
 
 // withAccount runs fn with the store and the id of the account --account

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"time"
@@ -58,8 +59,10 @@ func (m *Idempotency) Handle(c *fiber.Ctx) error {
 	if err := checkIdempotencyKey(key); err != nil {
 		return err
 	}
-	accountID := Actor(c).AccountID
-	claim, err := m.store.ClaimIdempotencyKey(c.UserContext(), accountID, key, fingerprint(c), m.lease)
+	actor := Actor(c)
+	accountID := actor.AccountID
+	key = models.IdempotencyRowKey(actor, key) // a credential replays only its own answers
+	claim, err := m.store.ClaimIdempotencyKey(c.UserContext(), accountID, key, fingerprint(c, actor.Role), m.lease)
 	if err != nil {
 		return err
 	}
@@ -97,13 +100,34 @@ func (m *Idempotency) finish(c *fiber.Ctx, accountID, key, token string, store b
 				headers[h] = string(v)
 			}
 		}
-		err = m.store.StoreIdempotentAnswer(ctx, accountID, key, token, res.StatusCode(), headers, append([]byte(nil), res.Body()...))
+		body := append([]byte(nil), res.Body()...)
+		if kept, ok := c.Locals(replayBodyLocal).([]byte); ok {
+			body = kept // the answer held a one-time secret: keep it without
+		}
+		err = m.store.StoreIdempotentAnswer(ctx, accountID, key, token, res.StatusCode(), headers, body)
 	} else {
 		err = m.store.ReleaseIdempotencyKey(ctx, accountID, key, token)
 	}
 	if err != nil {
 		m.log.WarnContext(ctx, "idempotency key left claimed until its lease ends", "key", key, "err", err)
 	}
+}
+
+// replayBodyLocal holds the body to store for replays instead of the
+// answer given, set by a handler whose answer holds a one-time secret.
+const replayBodyLocal = "idempotency.replay-body"
+
+// replayWithout answers v (as ok does) and has Idempotency store, for
+// replays, the answer without the one-time secret it holds: a generated
+// private key is shown once, to the request that made it, and is never
+// kept in the database. withoutSecret is the same answer minus the secret.
+func replayWithout[T, U any](c *fiber.Ctx, v T, withoutSecret U) error {
+	kept, err := json.Marshal(dataBody[U]{Data: withoutSecret})
+	if err != nil {
+		return err
+	}
+	c.Locals(replayBodyLocal, kept)
+	return ok(c, v)
 }
 
 func storable(status int) bool {
@@ -145,12 +169,18 @@ func checkIdempotencyKey(key string) error {
 }
 
 // fingerprint names the request a key was first used for: SHA-256 of its
-// method, path (with the query), If-Match when sent, and body. If-Match is
+// method, path (with the query), If-Match when sent, body, and the role
+// the credential acted with. The role is part of it so that a replay never
+// reaches a caller whose role changed since: a demoted member's retry is
+// refused as another request (400) rather than answered with what only
+// the old role could do, and a promoted one's is not answered with the
+// old role's 403. If-Match is
 // part of what was asked: a key first used with a stale ETag (412) must
 // not replay that 412 for the current one, nor a success for a stale one.
 // Without If-Match the fingerprint is what it always was.
-func fingerprint(c *fiber.Ctx) string {
+func fingerprint(c *fiber.Ctx, role string) string {
 	h := sha256.New()
+	h.Write([]byte("Role: " + role + "\n"))
 	h.Write([]byte(c.Method() + "\n" + c.Path() + "?" + string(c.Request().URI().QueryString()) + "\n"))
 	if m := c.Request().Header.Peek(fiber.HeaderIfMatch); len(m) > 0 {
 		h.Write([]byte("If-Match: "))

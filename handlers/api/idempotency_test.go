@@ -12,6 +12,7 @@ import (
 
 	"cloudplane/handlers/api"
 	"cloudplane/handlers/ratelimit"
+	"cloudplane/handlers/testserver"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -141,10 +142,10 @@ func TestBlankIdempotencyKeyIsRefused(t *testing.T) {
 	expectReplayed(t, first, e.doWith(http.MethodPost, "/api/v1/filesystems", datasets, "Idempotency-Key", "padded"))
 }
 
-// requestFingerprint is the contract's fingerprint of a request without a
-// query: SHA-256 of its method, path and body.
+// requestFingerprint is the contract's fingerprint of an owner's request
+// without a query: SHA-256 of the role, its method, path and body.
 func requestFingerprint(method, path, body string) string {
-	sum := sha256.Sum256([]byte(method + "\n" + path + "?\n" + body))
+	sum := sha256.Sum256([]byte("Role: owner\n" + method + "\n" + path + "?\n" + body))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -152,7 +153,11 @@ func TestRetryWhileTheFirstRunsIsAConflictUntilItsLeaseEnds(t *testing.T) {
 	e := newEnv(t)
 	body := `{"name": "datasets", "region": "us-east-1"}`
 	// A request holds the key (its process may have died since).
-	_, err := e.store.ClaimIdempotencyKey(context.Background(), e.accountID(), "busy",
+	a, err := e.store.Authenticate(context.Background(), e.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.store.ClaimIdempotencyKey(context.Background(), e.accountID(), models.IdempotencyRowKey(a, "busy"),
 		requestFingerprint(http.MethodPost, "/api/v1/filesystems", body), time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -249,4 +254,99 @@ func TestIdempotencyKeyRemembersIfMatch(t *testing.T) {
 		t.Fatalf("ETag %s after refusals, want %s unchanged", after, tag)
 	}
 	e.doWith(http.MethodPut, path, body, "If-Match", tag, "Idempotency-Key", "k-2").expect(http.StatusOK)
+}
+
+// Members share an account but not its stored answers: a key names one
+// credential's request. Another member sending the same Idempotency-Key
+// runs their own request through their own role check; a viewer is
+// refused, and the owner's answer (its generated private key above all)
+// is never replayed to them.
+func TestIdempotentAnswersAreNotSharedAcrossMembers(t *testing.T) {
+	e := newEnv(t)
+	owner := e.owner.Actor()
+	_, memberKey := modelstest.Member(t, e.store, owner, "member@example.com", models.RoleMember)
+	viewer, _ := modelstest.Member(t, e.store, owner, "viewer@example.com", models.RoleMember)
+	_, viewerFullKey, err := e.store.CreateAPIKey(context.Background(), viewer, models.CreateAPIKeyInput{Name: "full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.SetMemberRole(context.Background(), owner, models.MemberInput{Member: viewer.Email, Role: models.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{"name": "ci"}
+	first := e.doWith(http.MethodPost, "/api/v1/ssh-keys", body, "Idempotency-Key", "ci-ssh").expect(http.StatusOK)
+	if !strings.Contains(string(first.Body), "PRIVATE KEY") {
+		t.Fatalf("no private key: %s", first.Body)
+	}
+	as := func(secret string) *response {
+		req := e.request(http.MethodPost, "/api/v1/ssh-keys", body, "Idempotency-Key", "ci-ssh")
+		req.Header.Set("Authorization", "Bearer "+secret)
+		return e.send(req)
+	}
+	// The viewer's full-scope key (made while a member) meets the domain's
+	// role check, not the owner's stored answer.
+	r := as(viewerFullKey).expectError(http.StatusForbidden, models.CodeInsufficientScope)
+	if r.Header.Get(api.HeaderIdempotentReplayed) != "" || strings.Contains(string(r.Body), "PRIVATE KEY") {
+		t.Fatalf("a viewer got the owner's answer: %s", r.Body)
+	}
+	// The owner's real request later is not answered with the viewer's 403.
+	e.doWith(http.MethodPost, "/api/v1/ssh-keys", map[string]any{"name": "ci"}, "Idempotency-Key", "ci-ssh").expect(http.StatusOK)
+	// A member runs their own request: it is theirs, not a replay; the
+	// name is taken, so the domain says so.
+	r = as(memberKey).expectError(http.StatusBadRequest, models.CodeInvalidParameters)
+	if r.Header.Get(api.HeaderIdempotentReplayed) != "" {
+		t.Fatalf("the member's request was answered from the owner's")
+	}
+}
+
+// A generated private key is shown once: the stored answer keeps the key
+// without it, so a retry learns the key was made but never reads the
+// secret back from the database.
+func TestIdempotentReplayOfAGeneratedKeyHoldsNoPrivateKey(t *testing.T) {
+	e := newEnv(t)
+	body := map[string]any{"name": "ci"}
+	first := e.doWith(http.MethodPost, "/api/v1/ssh-keys", body, "Idempotency-Key", "gen").expect(http.StatusOK)
+	if !strings.Contains(string(first.Body), "PRIVATE KEY") {
+		t.Fatalf("no private key: %s", first.Body)
+	}
+	retry := e.doWith(http.MethodPost, "/api/v1/ssh-keys", body, "Idempotency-Key", "gen").expect(http.StatusOK)
+	if retry.Header.Get(api.HeaderIdempotentReplayed) != "true" || strings.Contains(string(retry.Body), "private_key") ||
+		!strings.Contains(string(retry.Body), `"name":"ci"`) {
+		t.Fatalf("replay: %s %s", retry.Header.Get(api.HeaderIdempotentReplayed), retry.Body)
+	}
+	var stored []byte
+	if err := e.store.DB().Raw("SELECT response_body FROM idempotency_keys").Row().Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(stored), "PRIVATE KEY") {
+		t.Fatalf("the private key is stored: %s", stored)
+	}
+}
+
+// A member demoted after their request was answered does not get that
+// answer replayed: the role is part of the request, so the retry is
+// another request (400), and a fresh key meets the role check.
+func TestIdempotentReplayIsRefusedAfterARoleChange(t *testing.T) {
+	e := newEnv(t)
+	owner := e.owner.Actor()
+	m, _ := modelstest.Member(t, e.store, owner, "member@example.com", models.RoleMember)
+	_, full, err := e.store.CreateAPIKey(context.Background(), m, models.CreateAPIKeyInput{Name: "full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(key string) *response {
+		req := e.request(http.MethodPost, "/api/v1/filesystems", datasets, "Idempotency-Key", key)
+		req.Header.Set("Authorization", "Bearer "+full)
+		return e.send(req)
+	}
+	send("fs").expect(http.StatusOK)
+	if _, err := e.store.SetMemberRole(context.Background(), owner, models.MemberInput{Member: m.Email, Role: models.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	var last *response
+	testserver.Eventually(t, 2*time.Second, func() bool {
+		last = send("fs")
+		return last.Status == http.StatusBadRequest && last.code() == string(models.CodeInvalidParameters)
+	}, "the demoted member's retry refused as another request")
+	send("fs-2").expectError(http.StatusForbidden, models.CodeInsufficientScope)
 }

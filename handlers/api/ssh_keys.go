@@ -48,7 +48,7 @@ func (h *Handlers) CreateSSHKey(c *fiber.Ctx) error {
 		return err
 	}
 	if private != "" {
-		return ok(c, generatedSSHKeyJSON{sshKeyJSON: newSSHKeyJSON(k), PrivateKey: private})
+		return replayWithout(c, generatedSSHKeyJSON{sshKeyJSON: newSSHKeyJSON(k), PrivateKey: private}, newSSHKeyJSON(k))
 	}
 	return ok(c, newSSHKeyJSON(k))
 }

@@ -94,6 +94,8 @@ func (h *Handlers) ConfirmRevokeAPIKey(c *fiber.Ctx) error {
 		Action:     "/api-keys/" + k.ID + "/revoke",
 		Submit:     "Revoke key",
 		CancelHref: "/api-keys",
+		// A viewer sees (and so revokes) only their own keys.
+		ViewerAllowed: true,
 	}, false)
 }
 

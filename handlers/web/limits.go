@@ -51,21 +51,26 @@ type Limits struct {
 
 // LimitWrites counts every state-changing request of a signed-in user
 // against Limits.Writes; it runs after CSRF, so a forged request spends
-// nothing. Signing out is never refused. A refused htmx request leaves
-// the page, and what was typed into it, in place and says why in the
-// flash region; a plain form gets the 429 page (Back returns to the form).
+// nothing. Signing out and switching accounts are never refused. A
+// refused htmx request leaves the page, and what was typed into it, in
+// place and says why in the flash region; a plain form gets the 429 page
+// (Back returns to the form).
 func (h *Handlers) LimitWrites(c *fiber.Ctx) error {
 	switch c.Method() {
 	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
 		return c.Next()
 	}
 	_, u := signedIn(c)
-	if u == nil || c.Path() == "/sign-out" {
+	if u == nil || c.Path() == "/sign-out" || c.Path() == "/account/switch" {
 		return c.Next()
 	}
+	// The account the session acts on pays, whoever of its members
+	// writes: N members share one budget, and a member busy in another
+	// account spends nothing of their own account's (nor does a former
+	// member of the account created with them).
 	key := "user:" + u.ID
-	if u.AccountID != nil {
-		key = "account:" + *u.AccountID
+	if a := actor(c); a.AccountID != "" {
+		key = "account:" + a.AccountID
 	}
 	wait := h.allow(c, h.limits.Writes, key)
 	if wait == "" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cloudplane/handlers/web"
+	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
 
@@ -114,5 +115,31 @@ func TestDashboardWriteLimitUnderConcurrency(t *testing.T) {
 	}
 	if keys, _ := e.store.APIKeys(context.Background(), ada.Actor()); len(keys) != burst {
 		t.Fatalf("%d keys, want %d", len(keys), burst)
+	}
+}
+
+// The account the session acts on pays for its writes, whichever member
+// makes them: members share its budget (they are no way around it), and a
+// member working in another account spends nothing of their own.
+// Switching accounts is never refused.
+func TestDashboardWriteLimitIsChargedToTheActingAccount(t *testing.T) {
+	e := newEnv(t, writeLimit(2))
+	ada := e.owner("ada@example.com")
+	bob := e.member(ada, "bob@example.com", models.RoleMember)
+	a := e.signedIn("ada@example.com")
+	b := e.signedIn("bob@example.com")
+	b.get("/")
+	b.switchTo(*ada.AccountID)
+	a.get("/ssh-keys")
+	b.get("/ssh-keys")
+	a.post("/ssh-keys/generate", url.Values{"name": {"one"}}).redirectsTo("/ssh-keys")
+	a.post("/ssh-keys/generate", url.Values{"name": {"two"}}).redirectsTo("/ssh-keys")
+	b.post("/ssh-keys/generate", url.Values{"name": {"three"}}).expect(http.StatusTooManyRequests)
+	b.switchTo(*bob.AccountID)
+	b.get("/ssh-keys")
+	b.post("/ssh-keys/generate", url.Values{"name": {"mine"}}).redirectsTo("/ssh-keys")
+	b.post("/ssh-keys/generate", url.Values{"name": {"mine2"}}).redirectsTo("/ssh-keys")
+	if keys, _ := e.store.SSHKeys(context.Background(), ada.Actor()); len(keys) != 2 {
+		t.Fatalf("%d SSH keys in ada's account, want 2", len(keys))
 	}
 }

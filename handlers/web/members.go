@@ -68,6 +68,8 @@ func (h *Handlers) ConfirmLeaveAccount(c *fiber.Ctx) error {
 		Action:     "/members/leave",
 		Submit:     "Leave account",
 		CancelHref: "/members",
+		// Anyone may leave; the domain keeps the last owner.
+		ViewerAllowed: true,
 	}, false)
 }
 

@@ -103,3 +103,33 @@ func TestDashboardActsWithTheMembersRole(t *testing.T) {
 	e.user("help@example.com", models.RoleSupport)
 	e.signedIn("help@example.com").get("/members").expect(http.StatusForbidden).contains("This page belongs to an account")
 }
+
+// A viewer keeps their own self-service: the forms to change their
+// password, email and notifications, to leave, and to revoke their own key
+// are marked data-viewer-allowed, which the style that hides a viewer's
+// forms keeps; the account's other writes are not marked.
+func TestViewersKeepTheirOwnSelfService(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+	val := e.member(ada, "val@example.com", models.RoleViewer)
+	b := e.signedIn("val@example.com")
+	b.switchTo(*ada.AccountID)
+	b.get("/account").expect(http.StatusOK).contains(
+		`action="/account/password" class="stack narrow" novalidate data-viewer-allowed`,
+		`action="/account/email" class="stack narrow" novalidate data-viewer-allowed`,
+		`action="/account/notifications" class="stack" novalidate data-viewer-allowed`)
+	b.get("/members/leave").expect(http.StatusOK).contains(`action="/members/leave" class="confirm-actions" data-viewer-allowed`)
+	acting, err := e.store.MemberActorByEmail(e.t.Context(), ada.Email, val.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := e.store.APIKeys(e.t.Context(), acting)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("val's keys %v, %v", keys, err)
+	}
+	b.get("/api-keys/" + keys[0].ID + "/revoke").expect(http.StatusOK).contains(`class="confirm-actions" data-viewer-allowed`)
+	b.get("/ssh-keys").expect(http.StatusOK).lacks("data-viewer-allowed")
+	b.post("/api-keys/"+keys[0].ID+"/revoke", url.Values{}).redirectsTo("/api-keys")
+	b.post("/account/password", url.Values{"current_password": {password}, "new_password": {"a new password"},
+		"new_password_confirm": {"a new password"}}).redirectsTo("/account")
+}

@@ -46,7 +46,7 @@ func TestSignIn(t *testing.T) {
 	b.get("/api-keys").expect(http.StatusOK).contains("ada@example.com", "Sign out")
 	b.get("/sign-in").redirectsTo("/")
 
-	ev := e.events(owner, 1)[0]
+	ev := modelstest.PersonalEvents(t, e.store, owner.ID, 1)[0]
 	if ev.ResourceName != "session" || ev.Action != "signed_in" || *ev.ActorLRN != "lrn:cloud:user:"+owner.ID {
 		t.Fatalf("sign-in event %+v", ev)
 	}
@@ -183,7 +183,7 @@ func TestSignOut(t *testing.T) {
 	replay := e.browser()
 	replay.cookies["cloudplane_session"] = token
 	replay.get("/").redirectsTo("/sign-in?next=%2F&notice=expired")
-	if ev := e.events(owner, 1)[0]; ev.Action != "signed_out" {
+	if ev := modelstest.PersonalEvents(t, e.store, owner.ID, 1)[0]; ev.Action != "signed_out" {
 		t.Fatalf("last event %+v", ev)
 	}
 }

@@ -87,3 +87,17 @@ func Image(tb testing.TB, family, version, region string) models.Image {
 	}
 	return *img
 }
+
+// PersonalEvents returns the newest n events of the platform's log (no
+// account) that concern the user: made by them or naming them. Personal
+// events (sign-ins, password and email changes) are recorded there.
+func PersonalEvents(tb testing.TB, store *models.Store, userID string, n int) []models.AuditEvent {
+	tb.Helper()
+	var out []models.AuditEvent
+	err := store.DB().Where("account_id = ? AND (actor_lrn = ? OR resource_lrns LIKE ?)", "", "lrn:cloud:user:"+userID, "%"+userID+"%").
+		Order("event_time DESC, id DESC").Limit(n).Find(&out).Error
+	if err != nil {
+		tb.Fatalf("personal events: %v", err)
+	}
+	return out
+}
