@@ -20,6 +20,7 @@ func TestNotificationsReachMembers(t *testing.T) {
 	if len(added) != 1 || added[0].Recipient != "vic@example.com" || added[0].Data["what"] != models.MembershipAdded {
 		t.Fatalf("being added: %+v", added)
 	}
+	f.clock.Advance(time.Second) // mails of one instant are listed in the order of their random ids
 	if _, err := f.store.SetMemberRole(f.ctx, owner, models.MemberInput{Member: viewer.UserID, Role: models.RoleMember}); err != nil {
 		t.Fatal(err)
 	}
@@ -82,5 +83,30 @@ func TestSweepGoesPastItsFirstPage(t *testing.T) {
 	}
 	if n := f.sweep(); n != 0 {
 		t.Fatalf("the next sweep queued %d", n)
+	}
+}
+
+// An incident raised to severity 1 after it was opened tells support
+// staff, as one opened so does: once per ticket, however often it is
+// lowered and raised again.
+func TestTicketRaisedToSev1TellsSupport(t *testing.T) {
+	f := newNotifyFixture(t)
+	f.user("kim@support.example.com", models.RoleSupport)
+	tk := f.ticket("sev_3")
+	raise := func(sev string) {
+		t.Helper()
+		if _, err := f.store.UpdateTicket(f.ctx, f.owner.Actor(), tk.ID, models.UpdateTicketInput{Severity: &sev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raise("sev_2")
+	if m := mailsOf(t, f.store, models.MailTicketSev1); len(m) != 0 {
+		t.Fatalf("sev_2 told support: %+v", m)
+	}
+	raise("sev_1")
+	raise("sev_2")
+	raise("sev_1")
+	if m := mailsOf(t, f.store, models.MailTicketSev1); len(m) != 2 || m[0].Data["ticket_id"] != tk.ID {
+		t.Fatalf("raised to sev_1: %d mails, want one to each of the 2 support staff: %+v", len(m), m)
 	}
 }

@@ -23,6 +23,13 @@ const (
 // solved or closed it (at once), or replied (gathered per
 // TicketReplyWindow). An owner's own changes tell no one.
 func (s *Store) notifyTicketUpdate(tx *gorm.DB, actor Actor, t *Ticket, changes map[string]any) error {
+	if _, raised := changes["severity"]; raised {
+		// An incident raised to severity 1 by its owner is as urgent as
+		// one opened so; still once per ticket.
+		if err := s.notifySev1(tx, t); err != nil {
+			return err
+		}
+	}
 	if !actor.isStaff() {
 		return nil
 	}
@@ -46,9 +53,9 @@ func (s *Store) notifyTicketUpdate(tx *gorm.DB, actor Actor, t *Ticket, changes 
 	return s.notifyBatched(tx, to, notice{kind: MailTicketReplied, subjectID: t.ID, data: data}, TicketReplyWindow)
 }
 
-// notifyTicketCreated tells support staff of a new severity 1 ticket,
-// once per ticket.
-func (s *Store) notifyTicketCreated(tx *gorm.DB, t *Ticket) error {
+// notifySev1 tells support staff of a ticket of severity 1, opened so or
+// raised to it, once per ticket.
+func (s *Store) notifySev1(tx *gorm.DB, t *Ticket) error {
 	if t.Severity == nil || *t.Severity != "sev_1" {
 		return nil
 	}

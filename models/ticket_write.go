@@ -124,7 +124,7 @@ func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketIn
 				if err := s.addComment(tx, actor, t, 0, in.Description); err != nil {
 					return err
 				}
-				if err := s.notifyTicketCreated(tx, t); err != nil {
+				if err := s.notifySev1(tx, t); err != nil {
 					return err
 				}
 				return s.enqueueTicketEvent(tx, EventTicketCreated, t)
