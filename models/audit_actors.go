@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -28,9 +29,15 @@ func (s *Store) SupportActorEmails(ctx context.Context, actor Actor, events []Au
 	if !actor.isStaff() {
 		return nil, Errorf(CodeForbidden, "Only support staff see who in support made a change")
 	}
+	return s.actorEmails(ctx, events, []string{RoleSupport})
+}
+
+// actorEmails maps the users who caused any of events, acting in one of
+// roles, to their emails, in one query.
+func (s *Store) actorEmails(ctx context.Context, events []AuditEvent, roles []string) (map[string]string, error) {
 	var ids []string
 	for _, ev := range events {
-		if id := ev.ActorUserID(); id != "" && ev.ActorRole != nil && *ev.ActorRole == RoleSupport {
+		if id := ev.ActorUserID(); id != "" && ev.ActorRole != nil && slices.Contains(roles, *ev.ActorRole) {
 			ids = append(ids, id)
 		}
 	}

@@ -52,4 +52,14 @@ func TestAuditActorRolesAndSupportEmails(t *testing.T) {
 	if _, err := store.SupportActorEmails(ctx, owner.Actor(), events); err == nil {
 		t.Fatal("an owner learned who in support acted")
 	}
+	// The account's own log names its members to anyone; support staff
+	// also learn the agents, in the same map.
+	members, err := store.MemberActorEmails(ctx, owner.Actor(), events)
+	if err != nil || len(members) != 1 || members[owner.ID] != "ada@example.com" {
+		t.Fatalf("the owner sees %v, %v", members, err)
+	}
+	both, err := store.MemberActorEmails(ctx, help.Actor(), events)
+	if err != nil || len(both) != 2 || both[owner.ID] != "ada@example.com" || both[help.ID] != "help@example.com" {
+		t.Fatalf("support sees %v, %v", both, err)
+	}
 }

@@ -129,29 +129,9 @@ func (s *Store) AccountIDByOwnerEmail(ctx context.Context, ref string) (string, 
 // member who acted. Any member of the account may read it; staff get the
 // support staff's too (SupportActorEmails).
 func (s *Store) MemberActorEmails(ctx context.Context, actor Actor, events []AuditEvent) (map[string]string, error) {
-	emails := map[string]string{}
+	roles := MemberRoles
 	if actor.isStaff() {
-		staff, err := s.SupportActorEmails(ctx, actor, events)
-		if err != nil {
-			return nil, err
-		}
-		emails = staff
+		roles = append([]string{RoleSupport}, MemberRoles...)
 	}
-	var ids []string
-	for _, ev := range events {
-		if id := ev.ActorUserID(); id != "" && ev.ActorRole != nil && slices.Contains(MemberRoles, *ev.ActorRole) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		return emails, nil
-	}
-	var users []User
-	if err := s.read(ctx).Select("id", "email").Where("id IN ?", ids).Find(&users).Error; err != nil {
-		return nil, err
-	}
-	for _, u := range users {
-		emails[u.ID] = u.Email
-	}
-	return emails, nil
+	return s.actorEmails(ctx, events, roles)
 }
