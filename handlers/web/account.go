@@ -9,7 +9,7 @@ import (
 
 // Account shows the signed-in user's details and the password form.
 func (h *Handlers) Account(c *fiber.Ctx) error {
-	return h.accountPage(c, fiber.StatusOK, views.Form{})
+	return h.accountPage(c, fiber.StatusOK, accountForms{})
 }
 
 // ChangePassword changes the signed-in user's password; their other
@@ -31,16 +31,12 @@ func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
 			return err
 		}
 		showAt(c, "/account")
-		return h.accountPage(c, status, form)
+		return h.accountPage(c, status, accountForms{password: form})
 	}
 	if err := h.flash(c, "Password changed. Every other session was signed out."); err != nil {
 		return err
 	}
 	return redirect(c, "/account")
-}
-
-func (h *Handlers) accountPage(c *fiber.Ctx, status int, form views.Form) error {
-	return h.accountPageWith(c, status, form, views.EmailChange{})
 }
 
 // SaveNotifications records which emails the signed-in user gets: the
@@ -56,7 +52,7 @@ func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
 			return err
 		}
 		showAt(c, "/account")
-		return h.accountPageWithNotices(c, status, views.Form{}, views.EmailChange{}, form)
+		return h.accountPage(c, status, accountForms{notices: form})
 	}
 	if err := h.flash(c, "Notification settings saved."); err != nil {
 		return err
@@ -64,26 +60,29 @@ func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
 	return redirect(c, "/account#notifications")
 }
 
-// accountPageWith renders the account page with both its forms' states.
-func (h *Handlers) accountPageWith(c *fiber.Ctx, status int, form views.Form, email views.EmailChange) error {
-	return h.accountPageWithNotices(c, status, form, email, views.Form{})
+// accountForms are the states of the account page's forms after a post
+// that one of them refused; the others show as stored.
+type accountForms struct {
+	password, notices views.Form
+	email             views.EmailChange
 }
 
-// accountPageWithNotices renders the account page with each form's state,
-// the notification settings as stored.
-func (h *Handlers) accountPageWithNotices(c *fiber.Ctx, status int, form views.Form, email views.EmailChange, notices views.Form) error {
+// accountPage renders the account page with its forms' states and the
+// notification settings as stored.
+func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) error {
 	_, u := signedIn(c)
+	email := forms.email
 	act := actor(c)
 	email.Email, email.CSRF = u.Email, csrfToken(c)
 	settings, err := h.store.NotificationSettings(c.UserContext(), act)
 	if err != nil {
 		return err
 	}
-	n := views.Notifications{Form: notices, CSRF: csrfToken(c)}
+	n := views.Notifications{Form: forms.notices, CSRF: csrfToken(c)}
 	for _, s := range settings {
 		n.Choices = append(n.Choices, views.Option{Value: s.Name, Label: s.Label, Note: s.Hint, Checked: s.On})
 	}
-	v := views.Account{Email: u.Email, Role: act.Role, Form: form, EmailChange: email, Notifications: n, CSRF: csrfToken(c)}
+	v := views.Account{Email: u.Email, Role: act.Role, Form: forms.password, EmailChange: email, Notifications: n, CSRF: csrfToken(c)}
 	if act.AccountID != "" {
 		a, err := h.store.Account(c.UserContext(), act.AccountID)
 		if err != nil {

@@ -24,7 +24,7 @@ func (h *Handlers) ChangeEmail(c *fiber.Ctx) error {
 			return err
 		}
 		showAt(c, "/account")
-		return h.accountPageWith(c, status, views.Form{}, ec)
+		return h.accountPage(c, status, accountForms{email: ec})
 	}
 	if err := h.flash(c, "A confirmation link is on its way to "+ec.Form.Value("new_email")+
 		". Your email changes when it is opened."); err != nil {
