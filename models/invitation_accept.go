@@ -78,6 +78,7 @@ type InvitationSignupInput struct {
 	Password        string
 	PasswordConfirm string
 	SourceIP        string
+	UserAgent       string
 }
 
 // Validate checks the password and its confirmation.
@@ -110,7 +111,7 @@ func (s *Store) AcceptInvitationAsNewUser(ctx context.Context, in InvitationSign
 	if err != nil {
 		return nil, "", err
 	}
-	return s.startSession(ctx, in.SourceIP, func(tx *gorm.DB) (*User, error) {
+	return s.startSession(ctx, SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodLink}, func(tx *gorm.DB) (*User, error) {
 		inv, err := s.consumeInvitation(tx, in.Token)
 		if err != nil {
 			return nil, err

@@ -101,6 +101,7 @@ type PasswordResetInput struct {
 	Password        string
 	PasswordConfirm string
 	SourceIP        string
+	UserAgent       string
 }
 
 // Validate checks the new password and its confirmation.
@@ -155,7 +156,7 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 	if err != nil {
 		return nil, "", err
 	}
-	return s.startSession(ctx, in.SourceIP, func(tx *gorm.DB) (*User, error) {
+	return s.startSession(ctx, SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodLink}, func(tx *gorm.DB) (*User, error) {
 		userID, err := s.resetTokenUser(tx, in.Token)
 		if err != nil {
 			return nil, err

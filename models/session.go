@@ -32,9 +32,51 @@ type Session struct {
 	// AccountID is the account the session acts on (SwitchAccount); nil
 	// until chosen, meaning the user's default account (defaultAccount).
 	AccountID *string `gorm:"size:32"`
+	// UserAgent is the browser's User-Agent header at sign-in, for the
+	// user's list of their sessions.
+	UserAgent string `gorm:"size:512;not null;default:''"`
+	// AuthMethod is how the user proved who they are at sign-in (a
+	// Method* value, or MethodSSOPrefix and the provider's id).
+	AuthMethod string `gorm:"size:64;not null;default:'password'"`
+	// AuthenticatedAt is when the user last proved who they are in this
+	// session: at sign-in, or again before a sensitive action
+	// (RecentlyAuthenticated).
+	AuthenticatedAt time.Time `gorm:"not null;default:'1970-01-01T00:00:00Z'"`
 	// Acting is the user acting on the session's account with their role
 	// there, as SessionByToken found it at this request.
 	Acting Actor `gorm:"-"`
+}
+
+// How a session's user proved who they are, as Session.AuthMethod and
+// the session/signed_in event record it.
+const (
+	MethodPassword = "password"
+	// MethodLink is a link sent by mail: setup, password reset, invitation.
+	MethodLink = "link"
+	// MethodSSOPrefix and a provider's id is a sign-in through single sign-on.
+	MethodSSOPrefix = "sso:"
+)
+
+// ReauthWindow is how long after proving who they are a user may take a
+// sensitive action (reveal a signing secret, change a password or email,
+// add or remove a second factor or passkey, create a full-access key)
+// without being asked again.
+const ReauthWindow = 10 * time.Minute
+
+// RecentlyAuthenticated reports whether the session's user proved who
+// they are within ReauthWindow of now.
+func (s *Session) RecentlyAuthenticated(now time.Time) bool {
+	return now.Sub(s.AuthenticatedAt) < ReauthWindow
+}
+
+// SessionOrigin is where a new session comes from: the browser's address
+// and User-Agent, how its user proved who they are (a Method* value), and
+// whether the browser is one the user has not signed in from before.
+type SessionOrigin struct {
+	SourceIP   string
+	UserAgent  string
+	Method     string
+	NewBrowser bool
 }
 
 // ErrNoSession is returned for a session token that is unknown, expired,
@@ -59,6 +101,7 @@ type SignInInput struct {
 	Password      string
 	ReplacesToken string
 	SourceIP      string
+	UserAgent     string
 	Device        Device
 }
 
@@ -99,7 +142,9 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 	} else if !ok || u.Status != UserActive {
 		return nil, "", errBadCredentials
 	}
-	return s.startSession(ctx, in.SourceIP, func(tx *gorm.DB) (*User, error) {
+	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodPassword,
+		NewBrowser: !in.Device.knows(in.Email)}
+	return s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
 		if in.ReplacesToken != "" {
 			if err := tx.Where("token_hash = ?", hashSecret(in.ReplacesToken)).Delete(&Session{}).Error; err != nil {
 				return nil, err
@@ -112,10 +157,10 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 // startSession signs a user in: in one write transaction, prepare does
 // what comes first (checks a link, ends a session, creates the user) and
 // returns the user, who then gets a new session and a session/signed_in
-// event (sourceIP recorded). Their expired sessions are dropped, so
+// event (the origin recorded). Their expired sessions are dropped, so
 // abandoned ones do not pile up. It returns the session and its token,
 // which is never stored.
-func (s *Store) startSession(ctx context.Context, sourceIP string, prepare func(tx *gorm.DB) (*User, error)) (*Session, string, error) {
+func (s *Store) startSession(ctx context.Context, origin SessionOrigin, prepare func(tx *gorm.DB) (*User, error)) (*Session, string, error) {
 	token := randomHex(32)
 	var sess *Session
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -129,7 +174,8 @@ func (s *Store) startSession(ctx context.Context, sourceIP string, prepare func(
 			return err
 		}
 		sess = &Session{ID: NewID(), TokenHash: hashSecret(token), UserID: u.ID, CSRFToken: randomHex(32),
-			SourceIP: truncate(sourceIP, 45), CreatedAt: now, LastSeenAt: now}
+			SourceIP: truncate(origin.SourceIP, 45), UserAgent: truncate(origin.UserAgent, 512),
+			AuthMethod: truncate(origin.Method, 64), CreatedAt: now, LastSeenAt: now, AuthenticatedAt: now}
 		if err := tx.Create(sess).Error; err != nil {
 			return err
 		}
@@ -139,7 +185,7 @@ func (s *Store) startSession(ctx context.Context, sourceIP string, prepare func(
 		}
 		actor.SessionID = sess.ID
 		return s.auditPersonal(tx, actor, u.ID, "session", "signed_in", []string{lrn("session", sess.ID)},
-			map[string]any{"email": u.Email, "source_ip": sess.SourceIP})
+			map[string]any{"email": u.Email, "source_ip": sess.SourceIP, "method": sess.AuthMethod})
 	})
 	if err != nil {
 		return nil, "", err

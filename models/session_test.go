@@ -330,3 +330,31 @@ func TestPersonalEventsLandInNoAccount(t *testing.T) {
 		t.Fatalf("personal events %v, want a sign-in, a sign-out and 3 updates", got)
 	}
 }
+
+// A session remembers the browser and the way its user proved who they
+// are, and counts as recently authenticated until ReauthWindow has passed.
+func TestSessionRecordsItsOrigin(t *testing.T) {
+	ctx := context.Background()
+	clock := modelstest.NewClock()
+	store := modelstest.Open(t, models.WithClock(clock.Now))
+	modelstest.Owner(t, store, "ada@example.com")
+	_, token, err := store.SignIn(ctx, models.SignInInput{Email: "ada@example.com", Password: password,
+		SourceIP: "192.0.2.1", UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _, err := store.SessionByToken(ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.UserAgent != "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0" || sess.AuthMethod != models.MethodPassword {
+		t.Fatalf("session %q %q", sess.UserAgent, sess.AuthMethod)
+	}
+	if !sess.RecentlyAuthenticated(clock.Now()) {
+		t.Fatal("a new session is not recently authenticated")
+	}
+	clock.Advance(models.ReauthWindow)
+	if sess, _, err = store.SessionByToken(ctx, token); err != nil || sess.RecentlyAuthenticated(clock.Now()) {
+		t.Fatalf("after %s: err %v, still recent", models.ReauthWindow, err)
+	}
+}

@@ -90,6 +90,7 @@ type SetupInput struct {
 	Password        string
 	PasswordConfirm string
 	SourceIP        string
+	UserAgent       string
 }
 
 // Validate checks the email and password as CreateUserInput does, and
@@ -123,7 +124,7 @@ func (s *Store) CompleteSetup(ctx context.Context, in SetupInput) (*Session, str
 	if err != nil {
 		return nil, "", err
 	}
-	return s.startSession(ctx, in.SourceIP, func(tx *gorm.DB) (*User, error) {
+	return s.startSession(ctx, SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodLink}, func(tx *gorm.DB) (*User, error) {
 		// Deleting the row consumes every link.
 		res := tx.Where(setupTokenMatches, setupTokenSetting, setupTokenPattern(in.Token)).Delete(&Setting{})
 		if res.Error != nil {

@@ -57,7 +57,7 @@ func (h *Handlers) AcceptInvitation(c *fiber.Ctx) error {
 		return h.invitationPage(c, fiber.StatusOK, token, info, views.Form{})
 	}
 	sess, sessionToken, err := h.store.AcceptInvitationAsNewUser(ctx, models.InvitationSignupInput{Token: token,
-		Password: c.FormValue("password"), PasswordConfirm: c.FormValue("password_confirm"), SourceIP: c.IP()})
+		Password: c.FormValue("password"), PasswordConfirm: c.FormValue("password_confirm"), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)})
 	if err != nil {
 		return h.invitationRefused(c, err, token, info)
 	}

@@ -29,7 +29,7 @@ func (h *Handlers) ResetPassword(c *fiber.Ctx) error {
 	form := views.Form{Values: map[string]string{}}
 	sess, token, err := h.store.CompletePasswordReset(c.UserContext(), models.PasswordResetInput{
 		Token: c.Params("token"), Password: c.FormValue("password"),
-		PasswordConfirm: c.FormValue("password_confirm"), SourceIP: c.IP(),
+		PasswordConfirm: c.FormValue("password_confirm"), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent),
 	})
 	if err != nil {
 		status, err := formError(err, &form)

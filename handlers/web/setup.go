@@ -32,7 +32,7 @@ func (h *Handlers) Setup(c *fiber.Ctx) error {
 		sess, token, err = h.store.CompleteSetup(c.UserContext(), models.SetupInput{
 			Token: c.Params("token"), Email: form.Value("email"),
 			Password: c.FormValue("password"), PasswordConfirm: c.FormValue("password_confirm"),
-			SourceIP: c.IP(),
+			SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent),
 		})
 	}
 	if err != nil {

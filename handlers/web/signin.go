@@ -65,7 +65,7 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 	}
 	_, token, err := h.store.SignIn(c.UserContext(), models.SignInInput{
 		Email: email, Password: c.FormValue("password"),
-		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), Device: device,
+		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent), Device: device,
 	})
 	if models.IsBadCredentials(err) {
 		h.metrics.SignInFailed()
