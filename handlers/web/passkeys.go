@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -71,8 +72,14 @@ func PasskeysFormPage(c *fiber.Ctx) error {
 }
 
 // PasskeySignInOptions begins a sign-in with a passkey alone: options
-// for navigator.credentials.get as JSON, the token in a cookie.
+// for navigator.credentials.get as JSON, the token in a cookie. Each
+// counts as a sign-in attempt from the client's address, so strangers
+// cannot fill the database with ceremonies.
 func (h *Handlers) PasskeySignInOptions(c *fiber.Ctx) error {
+	if wait := h.allow(c, h.limits.SignInPerAddress, "ip:"+ratelimit.AddressKey(c.IP())); wait != "" {
+		return &models.Error{Code: models.CodeRateLimited,
+			Message: "Too many sign-in attempts. Wait " + wait + ", then try again."}
+	}
 	options, token, err := h.store.BeginPasskeySignIn(c.UserContext(), h.rp)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
@@ -86,4 +87,22 @@ func TestPasskeyAddRefusals(t *testing.T) {
 	b.post("/account/passkeys", url.Values{"name": {""}}).expect(http.StatusUnprocessableEntity).fieldError("name", "Name is required.")
 	b.post("/account/passkeys", url.Values{"name": {"Key"}, "credential": {"{}"}}).
 		expect(http.StatusForbidden).contains("expired or was already used")
+}
+
+// Asking for passkey sign-in options counts against the address's
+// sign-in budget: no one fills the database with ceremonies.
+func TestPasskeySignInOptionsAreThrottled(t *testing.T) {
+	e := newEnv(t, withPasskeys(), withLimits(signInLimits(100, 100, 2)))
+	b := e.browser()
+	b.get("/sign-in").expect(http.StatusOK)
+	b.post("/sign-in/passkey/options", nil).expect(http.StatusOK)
+	b.post("/sign-in/passkey/options", nil).expect(http.StatusOK)
+	b.post("/sign-in/passkey/options", nil).expect(http.StatusTooManyRequests)
+	var n int64
+	e.store.DB().Model(&models.PasskeyCeremony{}).Count(&n)
+	if n != 2 {
+		t.Fatalf("%d ceremonies stored, want 2", n)
+	}
+	e.clock.Advance(time.Minute)
+	b.post("/sign-in/passkey/options", nil).expect(http.StatusOK)
 }
