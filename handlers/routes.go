@@ -98,7 +98,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// needs the CSRF token, and a signed-in user's counts against the
 	// account's dashboard write limit.
 	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn, Metrics: cfg.Metrics,
-		MailLinksOnPage: cfg.MailLinksOnPage})
+		MailLinksOnPage: cfg.MailLinksOnPage, RelyingParty: cfg.RelyingParty})
 	app.Use(web.SecurityHeaders)
 	app.Get("/static/*", web.Static)
 	app.Use(misdirectedAPIClient(cfg.Log))
@@ -132,6 +132,17 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/sign-in", w.SignInForm)
 	app.Post("/sign-in", w.SignIn)
 	app.Post("/sign-out", web.RequireUser, w.SignOut)
+	// Passkeys: the script fetches options (JSON), then posts the form
+	// with the browser's answer; their GETs show the form's page.
+	for _, form := range []string{"/sign-in/passkey", "/sign-in/passkey/options", "/account/passkeys",
+		"/account/passkeys/options", "/account/passkeys/:id/delete"} {
+		app.Get(form, web.PasskeysFormPage)
+	}
+	app.Post("/sign-in/passkey/options", w.PasskeySignInOptions)
+	app.Post("/sign-in/passkey", w.PasskeySignIn)
+	app.Post("/account/passkeys/options", web.RequireUser, w.PasskeyOptions)
+	app.Post("/account/passkeys", web.RequireUser, w.AddPasskey)
+	app.Post("/account/passkeys/:id/delete", web.RequireUser, w.DeletePasskey)
 
 	app.Get("/", web.RequireUser, w.Home)
 	app.Get("/account", web.RequireUser, w.Account)

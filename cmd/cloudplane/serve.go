@@ -152,17 +152,24 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
-		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
-		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight, MaxUploads: f.limits.maxUploads,
-		UploadProgressTimeout: f.limits.uploadProgressTimeout,
-		ReadTimeout:           f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout,
-		MailLinksOnPage: f.mail.smtpURL == ""})
+	// Listening first: without --base-url, the public URL (for mail links
+	// and the passkeys' relying party) is the listener's address.
 	ln, err := listen(f.addr, maxConns, log)
 	if err != nil {
 		return err
 	}
 	ln = handlers.LingerOnRefusal(handlers.LimitPerAddress(ln, f.limits.maxConnsPerIP))
+	rp, err := models.NewRelyingParty(publicURL(f.baseURL, ln.Addr().String()))
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("--base-url: %w", err)
+	}
+	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
+		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
+		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight, MaxUploads: f.limits.maxUploads,
+		UploadProgressTimeout: f.limits.uploadProgressTimeout,
+		ReadTimeout:           f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout,
+		MailLinksOnPage: f.mail.smtpURL == "", RelyingParty: rp})
 	stopMail = startMail(store, mailSender, f.mail, f.limits.shutdownTimeout, publicURL(f.baseURL, ln.Addr().String()), log)
 	if f.debugAddr != "" {
 		sqlDB, err := db.Gorm().DB()

@@ -63,8 +63,8 @@ func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
 // accountForms are the states of the account page's forms after a post
 // that one of them refused; the others show as stored.
 type accountForms struct {
-	password, notices views.Form
-	email             views.EmailChange
+	password, notices, passkeys views.Form
+	email                       views.EmailChange
 }
 
 // accountPage renders the account page with its forms' states and the
@@ -83,6 +83,9 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) err
 		n.Choices = append(n.Choices, views.Option{Value: s.Name, Label: s.Label, Note: s.Hint, Checked: s.On})
 	}
 	v := views.Account{Email: u.Email, Role: act.Role, Form: forms.password, EmailChange: email, Notifications: n, CSRF: csrfToken(c)}
+	if v.Passkeys, err = h.passkeysSection(c, forms.passkeys); err != nil {
+		return err
+	}
 	if act.AccountID != "" {
 		a, err := h.store.Account(c.UserContext(), act.AccountID)
 		if err != nil {

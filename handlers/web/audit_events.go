@@ -28,6 +28,7 @@ var auditResourceLabels = map[string]string{
 	"account":                 "Account",
 	"ticket":                  "Support tickets",
 	"ticket_attachment":       "Ticket attachments",
+	"passkey":                 "Passkeys",
 	"webhook":                 "Webhook",
 	"webhook_delivery":        "Webhook deliveries",
 	"member":                  "Members",

@@ -1,0 +1,229 @@
+package models
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+	"gorm.io/gorm"
+)
+
+// Passkey is a WebAuthn credential a user signs in with, alone or as a
+// second factor. Only its public key is stored. SignCount is the
+// authenticator's signature counter at the last accepted use: an
+// assertion whose counter does not go beyond it is refused as a possible
+// clone (verifyAssertion).
+type Passkey struct {
+	ID     string `gorm:"primaryKey;size:32"`
+	UserID string `gorm:"size:32;not null;index"`
+	Name   string `gorm:"size:64;not null"`
+	// CredentialID is the authenticator's credential id, base64url
+	// without padding.
+	CredentialID   string     `gorm:"size:1400;not null;uniqueIndex"`
+	PublicKey      []byte     `gorm:"not null"` // COSE key
+	SignCount      int64      `gorm:"not null"`
+	AAGUID         string     `gorm:"column:aaguid;size:32;not null"` // hex; the authenticator's model
+	Transports     string     `gorm:"size:128;not null"`              // comma-separated, as the browser said
+	BackupEligible bool       `gorm:"not null"`
+	BackupState    bool       `gorm:"not null"`
+	UserVerified   bool       `gorm:"not null"`
+	CreatedAt      time.Time  `gorm:"not null"`
+	LastUsedAt     *time.Time // nil until first used to sign in or confirm
+}
+
+// credential is the passkey as go-webauthn verifies assertions against it.
+func (p *Passkey) credential() webauthn.Credential {
+	id, _ := base64.RawURLEncoding.DecodeString(p.CredentialID)
+	aaguid, _ := hex.DecodeString(p.AAGUID)
+	var transports []protocol.AuthenticatorTransport
+	for _, t := range strings.Split(p.Transports, ",") {
+		if t != "" {
+			transports = append(transports, protocol.AuthenticatorTransport(t))
+		}
+	}
+	return webauthn.Credential{ID: id, PublicKey: p.PublicKey, Transport: transports,
+		Flags: webauthn.CredentialFlags{UserPresent: true, UserVerified: p.UserVerified,
+			BackupEligible: p.BackupEligible, BackupState: p.BackupState},
+		Authenticator: webauthn.Authenticator{AAGUID: aaguid, SignCount: uint32(p.SignCount)}}
+}
+
+// AddPasskeyInput names a new passkey and carries the browser's answer
+// to the options BeginPasskeyRegistration returned: Token is the
+// ceremony's token (kept in a cookie), Credential the
+// PublicKeyCredential as JSON.
+type AddPasskeyInput struct {
+	Name       string
+	Token      string
+	Credential []byte
+}
+
+// Validate checks the name: required, one line, at most 64 characters.
+func (in *AddPasskeyInput) Validate() error {
+	var f FieldErrors
+	in.Name = strings.TrimSpace(in.Name)
+	switch n := utf8.RuneCountInString(in.Name); {
+	case n == 0:
+		f.Add("name", "is required")
+	case n > 64:
+		f.Add("name", fmt.Sprintf("must be at most 64 characters, got %d", n))
+	default:
+		checkLine(&f, "name", in.Name)
+	}
+	return f.Err()
+}
+
+// Passkeys lists the actor's own passkeys, oldest first.
+func (s *Store) Passkeys(ctx context.Context, actor Actor) ([]Passkey, error) {
+	if actor.UserID == "" {
+		return nil, errNoPasskeyUser
+	}
+	return userPasskeys(s.read(ctx), actor.UserID)
+}
+
+// UserHasPasskey reports whether the user has at least one passkey, for
+// the sign-in and re-authentication steps that offer one.
+func (s *Store) UserHasPasskey(ctx context.Context, userID string) (bool, error) {
+	var n int64
+	err := s.read(ctx).Model(&Passkey{}).Where("user_id = ?", userID).Limit(1).Count(&n).Error
+	return n > 0, err
+}
+
+func userPasskeys(db *gorm.DB, userID string) ([]Passkey, error) {
+	keys := []Passkey{}
+	err := db.Where("user_id = ?", userID).Order("created_at, id").Find(&keys).Error
+	return keys, err
+}
+
+// AddPasskey verifies the browser's answer to the registration options
+// (the ceremony is used up, whatever the outcome) and stores the passkey
+// under the actor's user. The authenticator must have verified the user
+// (PIN or biometrics): a passkey counts as two factors. Records
+// passkey/created. A wrong or expired ceremony or a refused credential
+// is CodeForbidden; a credential already registered is
+// CodeInvalidParameters on "credential".
+func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in AddPasskeyInput) (*Passkey, error) {
+	if actor.UserID == "" {
+		return nil, errNoPasskeyUser
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	session, err := s.takeCeremony(ctx, in.Token, ceremonyRegister, actor.UserID)
+	if err != nil {
+		return nil, err
+	}
+	wa, err := rp.webAuthn()
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := protocol.ParseCredentialCreationResponseBytes(in.Credential)
+	if err != nil {
+		return nil, refusedPasskey(err)
+	}
+	user, err := s.passkeyUser(s.read(ctx), actor.UserID)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := wa.CreateCredential(user, *session, parsed)
+	if err != nil {
+		return nil, refusedPasskey(err)
+	}
+	if !cred.Flags.UserVerified {
+		return nil, refusedPasskey(errors.New("the authenticator did not verify the user"))
+	}
+	transports := make([]string, 0, len(cred.Transport))
+	for _, t := range cred.Transport {
+		transports = append(transports, string(t))
+	}
+	p := &Passkey{ID: NewID(), UserID: actor.UserID, Name: in.Name,
+		CredentialID: base64.RawURLEncoding.EncodeToString(cred.ID), PublicKey: cred.PublicKey,
+		SignCount: int64(cred.Authenticator.SignCount), AAGUID: hex.EncodeToString(cred.Authenticator.AAGUID),
+		Transports: truncate(strings.Join(transports, ","), 128), BackupEligible: cred.Flags.BackupEligible,
+		BackupState: cred.Flags.BackupState, UserVerified: cred.Flags.UserVerified, CreatedAt: s.Now()}
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(p).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+			return InvalidField("credential", "this passkey is already registered")
+		} else if err != nil {
+			return err
+		}
+		return s.auditPersonal(tx, actor, actor.UserID, "passkey", "created", []string{lrn("passkey", p.ID)},
+			map[string]any{"name": p.Name, "aaguid": p.AAGUID})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// DeletePasskey removes one of the actor's own passkeys and returns it;
+// another user's passkey, like an unknown id, is CodeNotFound. Records
+// passkey/deleted.
+func (s *Store) DeletePasskey(ctx context.Context, actor Actor, id string) (*Passkey, error) {
+	if actor.UserID == "" {
+		return nil, errNoPasskeyUser
+	}
+	var p Passkey
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		if !IsID(id) {
+			return NotFound("passkey", id)
+		}
+		err := tx.Where("id = ? AND user_id = ?", id, actor.UserID).Take(&p).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return NotFound("passkey", id)
+		} else if err != nil {
+			return err
+		}
+		// A concurrent delete finds no row here, so only one records it.
+		if res := tx.Delete(&p); res.Error != nil {
+			return res.Error
+		} else if res.RowsAffected == 0 {
+			return NotFound("passkey", id)
+		}
+		return s.auditPersonal(tx, actor, actor.UserID, "passkey", "deleted", []string{lrn("passkey", p.ID)},
+			map[string]any{"name": p.Name})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+var errNoPasskeyUser = &Error{Code: CodeForbidden, Message: "Passkeys belong to a signed-in user",
+	Suggestion: "Sign in to the dashboard to manage passkeys"}
+
+// passkeyUser is a user as go-webauthn sees them: the user handle stored
+// in the authenticator is the user's id.
+type passkeyUser struct {
+	u     *User
+	creds []webauthn.Credential
+}
+
+func (p passkeyUser) WebAuthnID() []byte                         { return []byte(p.u.ID) }
+func (p passkeyUser) WebAuthnName() string                       { return p.u.Email }
+func (p passkeyUser) WebAuthnDisplayName() string                { return p.u.Email }
+func (p passkeyUser) WebAuthnCredentials() []webauthn.Credential { return p.creds }
+
+func (s *Store) passkeyUser(db *gorm.DB, userID string) (passkeyUser, error) {
+	var u User
+	if err := db.Where("id = ?", userID).Take(&u).Error; errors.Is(err, gorm.ErrRecordNotFound) {
+		return passkeyUser{}, errPasskeyRefused
+	} else if err != nil {
+		return passkeyUser{}, err
+	}
+	keys, err := userPasskeys(db, userID)
+	if err != nil {
+		return passkeyUser{}, err
+	}
+	pu := passkeyUser{u: &u}
+	for i := range keys {
+		pu.creds = append(pu.creds, keys[i].credential())
+	}
+	return pu, nil
+}
