@@ -193,3 +193,22 @@ func TestNewBrowserSignInIsMailedOnce(t *testing.T) {
 		t.Fatalf("a new browser mailed %d, want 1", n)
 	}
 }
+
+// A form on the account page posted by htmx is sent back to a section of
+// the same page: only the fragment differs, which a browser would scroll
+// to without loading, so htmx is told to reload. From another page it
+// is a plain redirect.
+func TestRedirectToASectionOfTheSamePageReloads(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	b.get("/account").expect(http.StatusOK)
+	b.htmx = true
+	b.header.Set("HX-Current-URL", "http://example.com/account")
+	b.post("/account/sessions/sign-out-others", nil).redirectsTo("/account#sessions").hasHeader("HX-Refresh", "true")
+	b.header.Set("HX-Current-URL", "http://example.com/members")
+	res := b.post("/account/sessions/sign-out-others", nil).redirectsTo("/account#sessions")
+	if res.Header.Get("HX-Refresh") != "" {
+		t.Fatal("a redirect to another page reloads the current one")
+	}
+}
