@@ -213,16 +213,18 @@ func (s *Store) requireRecentAuth(db *gorm.DB, actor Actor) error {
 	return nil
 }
 
-// newBrowserMail queues the "new sign-in" mail for a password sign-in
-// from a browser without this login's device cookie, in the sign-in's
-// transaction. The user's first password sign-in ever sends none: it is
-// the browser they set up with or were invited in, and there is no known
-// browser yet to compare with. Earlier password sign-ins are found in the
-// platform's audit log (session/signed_in with method password).
+// newBrowserMail queues the "new sign-in" mail for a sign-in from a
+// browser the user has not signed in from before (SessionOrigin.NewBrowser:
+// for a password, no device cookie of this login), in the sign-in's
+// transaction. The user's first sign-in ever by a credential (not by a
+// mailed link: setup, invitation, reset) sends none: it is the browser
+// they started with, and no browser is known yet to compare with.
+// Earlier sign-ins are found in the platform's audit log
+// (session/signed_in not recorded with method link).
 func (s *Store) newBrowserMail(tx *gorm.DB, u *User, sess *Session) (bool, error) {
 	var earlier []string
 	err := tx.Model(&AuditEvent{}).Where("account_id = '' AND resource_name = 'session' AND action = 'signed_in' "+
-		"AND actor_lrn = ? AND additional_details LIKE ?", lrn("user", u.ID), `%"method":"password"%`).
+		"AND actor_lrn = ? AND additional_details NOT LIKE ?", lrn("user", u.ID), `%"method":"`+MethodLink+`"%`).
 		Limit(1).Pluck("id", &earlier).Error
 	if err != nil || len(earlier) == 0 {
 		return false, err

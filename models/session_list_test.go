@@ -218,3 +218,36 @@ func TestNewBrowserSignInMail(t *testing.T) {
 		tokenIn(t, data, key)
 	}
 }
+
+// A user who set up by the mailed link and then signs in with the
+// password from another browser gets no mail: the link's sign-in is not
+// one by a credential, so that is their first. The next new browser is
+// mailed.
+func TestNewBrowserMailAfterSetupLink(t *testing.T) {
+	ctx := context.Background()
+	clock := modelstest.NewClock()
+	store := modelstest.Open(t, models.WithClock(clock.Now))
+	token, err := store.StartSetup(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.CompleteSetup(ctx, models.SetupInput{Token: token, Email: "ada@example.com",
+		Password: password, PasswordConfirm: password}); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int64 {
+		var n int64
+		store.DB().Model(&models.MailMessage{}).Where("kind = ?", models.MailNewSignIn).Count(&n)
+		return n
+	}
+	clock.Advance(time.Minute)
+	signInAs(t, store, "ada@example.com", "Firefox", models.Device{})
+	if n := count(); n != 0 {
+		t.Fatalf("first password sign-in after setup mailed %d", n)
+	}
+	clock.Advance(time.Minute)
+	signInAs(t, store, "ada@example.com", "Chrome", models.Device{})
+	if n := count(); n != 1 {
+		t.Fatalf("second new browser mailed %d, want 1", n)
+	}
+}
