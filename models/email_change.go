@@ -102,6 +102,9 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 			if err := endEmailChanges(tx, u.ID); err != nil {
 				return err
 			}
+			if _, err := markAuthenticated(tx, actor, s.Now()); err != nil {
+				return err
+			}
 			return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 				map[string]any{"email_change": "cancelled"})
 		})
@@ -114,6 +117,10 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 			return err
 		}
 		if err := endEmailChanges(tx, u.ID); err != nil {
+			return err
+		}
+		// The current password just checked is a proof of identity.
+		if _, err := markAuthenticated(tx, actor, s.Now()); err != nil {
 			return err
 		}
 		token, cancel := randomHex(32), randomHex(32)

@@ -35,6 +35,10 @@ const (
 
 	// An owner's invitation to join their account (invitation.go).
 	MailInvitation = "invitation"
+
+	// A password sign-in from a browser the user had not signed in from
+	// (session_list.go, newBrowserMail).
+	MailNewSignIn = "new_sign_in"
 )
 
 // mailSubjects are the subjects of each kind, stored with the message so
@@ -57,6 +61,8 @@ var mailSubjects = map[string]string{
 
 	// An owner's invitation to join their account (invitation.go).
 	MailInvitation: "cloudplane: you are invited to join an account",
+
+	MailNewSignIn: "cloudplane: new sign-in to cloudplane",
 }
 
 // MailMessage is one email in the outbox. Data holds what its template

@@ -157,12 +157,14 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 // startSession signs a user in: in one write transaction, prepare does
 // what comes first (checks a link, ends a session, creates the user) and
 // returns the user, who then gets a new session and a session/signed_in
-// event (the origin recorded). Their expired sessions are dropped, so
+// event (the origin recorded); a password sign-in from a new browser
+// also queues the new sign-in mail (newBrowserMail). Their expired sessions are dropped, so
 // abandoned ones do not pile up. It returns the session and its token,
 // which is never stored.
 func (s *Store) startSession(ctx context.Context, origin SessionOrigin, prepare func(tx *gorm.DB) (*User, error)) (*Session, string, error) {
 	token := randomHex(32)
 	var sess *Session
+	mailed := false
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		u, err := prepare(tx)
 		if err != nil {
@@ -184,11 +186,19 @@ func (s *Store) startSession(ctx context.Context, origin SessionOrigin, prepare 
 			return err
 		}
 		actor.SessionID = sess.ID
+		if origin.NewBrowser {
+			if mailed, err = s.newBrowserMail(tx, u, sess); err != nil {
+				return err
+			}
+		}
 		return s.auditPersonal(tx, actor, u.ID, "session", "signed_in", []string{lrn("session", sess.ID)},
 			map[string]any{"email": u.Email, "source_ip": sess.SourceIP, "method": sess.AuthMethod})
 	})
 	if err != nil {
 		return nil, "", err
+	}
+	if mailed {
+		s.wakeMail()
 	}
 	return sess, token, nil
 }

@@ -284,6 +284,10 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 		if err := endEmailChanges(tx, u.ID); err != nil {
 			return err
 		}
+		// The current password just checked is a proof of identity.
+		if _, err := markAuthenticated(tx, actor, s.Now()); err != nil {
+			return err
+		}
 		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
 			map[string]any{"changed": []string{"password"}})
 	})

@@ -320,9 +320,10 @@ func (s *Store) WebhookSecretGrace() time.Duration {
 }
 
 // RevealWebhookSecret returns one of the owner's endpoints with its signing
-// secret once the acting user's password is confirmed (a wrong one is a
-// field error on password). Recorded as "webhook secret_revealed".
-func (s *Store) RevealWebhookSecret(ctx context.Context, actor Actor, id, password string) (*WebhookEndpoint, error) {
+// secret when the acting session's user proved who they are within
+// ReauthWindow (else ErrReauthRequired: ConfirmIdentity first).
+// Recorded as "webhook secret_revealed".
+func (s *Store) RevealWebhookSecret(ctx context.Context, actor Actor, id string) (*WebhookEndpoint, error) {
 	if actor.UserID == "" {
 		return nil, Errorf(CodeForbidden, "Only a signed-in user can reveal a signing secret")
 	}
@@ -332,17 +333,11 @@ func (s *Store) RevealWebhookSecret(ctx context.Context, actor Actor, id, passwo
 	if _, err := s.WebhookEndpoint(ctx, actor, id); err != nil {
 		return nil, err
 	}
-	u, err := s.User(ctx, actor.UserID)
-	if err != nil {
+	if err := s.requireRecentAuth(s.read(ctx), actor); err != nil {
 		return nil, err
-	}
-	if ok, err := s.passwordMatches(ctx, actor.passwordPriority(), []byte(u.PasswordHash), password); err != nil {
-		return nil, err
-	} else if !ok {
-		return nil, InvalidField("password", "is incorrect")
 	}
 	var e WebhookEndpoint
-	err = s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("id = ? AND account_id = ?", id, actor.AccountID).Take(&e).Error; err != nil {
 			return err
 		}

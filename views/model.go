@@ -246,6 +246,7 @@ type Account struct {
 	EmailChange   EmailChange
 	Notifications Notifications
 	Passkeys      Passkeys
+	Sessions      Sessions
 	CSRF          string
 }
 

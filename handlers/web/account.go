@@ -14,7 +14,9 @@ func (h *Handlers) Account(c *fiber.Ctx) error {
 
 // ChangePassword changes the signed-in user's password; their other
 // sessions end. Attempts are throttled per session (throttleReauth): a
-// stolen session must not become a fast way to guess the password.
+// stolen session must not become a fast way to guess the password. The
+// current password it asks for is itself a proof of identity: the
+// session counts as just authenticated (models.ReauthWindow) after it.
 func (h *Handlers) ChangePassword(c *fiber.Ctx) error {
 	err := errPasswordThrottled(h.throttleReauth(c))
 	if err == nil {
@@ -82,7 +84,12 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) err
 	for _, s := range settings {
 		n.Choices = append(n.Choices, views.Option{Value: s.Name, Label: s.Label, Note: s.Hint, Checked: s.On})
 	}
-	v := views.Account{Email: u.Email, Role: act.Role, Form: forms.password, EmailChange: email, Notifications: n, CSRF: csrfToken(c)}
+	sessions, err := h.sessionsSection(c)
+	if err != nil {
+		return err
+	}
+	v := views.Account{Email: u.Email, Role: act.Role, Form: forms.password, EmailChange: email, Notifications: n,
+		Sessions: sessions, CSRF: csrfToken(c)}
 	if v.Passkeys, err = h.passkeysSection(c, forms.passkeys); err != nil {
 		return err
 	}

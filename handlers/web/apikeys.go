@@ -29,6 +29,13 @@ func (h *Handlers) CreateAPIKey(c *fiber.Ctx) error {
 			return h.apiKeysPage(c, fiber.StatusUnprocessableEntity, form, nil)
 		}
 	}
+	// A full-access key is as good as the password: it asks for a recent
+	// proof of identity (the form is filled in again afterwards).
+	if !in.ReadOnly {
+		if done, err := h.requireRecentAuth(c, "/api-keys"); done || err != nil {
+			return err
+		}
+	}
 	k, secret, err := h.store.CreateAPIKey(c.UserContext(), actor(c), in)
 	if err != nil {
 		status, err := formErrorAt(err, &form, map[string]string{"name": "name", "expires": expiryField})

@@ -94,16 +94,18 @@ func accountAlerts(o *models.AccountOverview) []views.Alert {
 // eventSummaries name the events the dashboard knows in words; others
 // read "<resource> <action>". Resource pages add theirs here.
 var eventSummaries = map[string]string{
-	"session signed_in":  "Signed in to the dashboard",
-	"session signed_out": "Signed out of the dashboard",
-	"user created":       "User created",
-	"member created":     "Member added",
-	"member updated":     "Member's role changed",
-	"member deleted":     "Member removed",
-	"user updated":       "Password changed",
-	"api_key created":    "API key created",
-	"api_key deleted":    "API key revoked",
-	"account updated":    "Account changed by the operator",
+	"session signed_in":       "Signed in to the dashboard",
+	"session signed_out":      "Signed out of the dashboard",
+	"session reauthenticated": "Confirmed identity for a sensitive action",
+	"member sessions_ended":   "Member's sessions ended",
+	"user created":            "User created",
+	"member created":          "Member added",
+	"member updated":          "Member's role changed",
+	"member deleted":          "Member removed",
+	"user updated":            "Password changed",
+	"api_key created":         "API key created",
+	"api_key deleted":         "API key revoked",
+	"account updated":         "Account changed by the operator",
 
 	"filesystem created":              "Filesystem created",
 	"filesystem deleted":              "Filesystem deleted",

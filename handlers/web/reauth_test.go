@@ -4,11 +4,12 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 )
 
 // Strangers who spent the account's password budget from many addresses
 // do not lock its signed-in owner out of the forms that check her
-// password again (revealing a signing secret, changing the password):
+// password again (confirming it's her, changing the password):
 // those count against her session's own budget. A session guessing the
 // password is stopped by that budget all the same.
 func TestStrangersDoNotBlockASignedInPasswordCheck(t *testing.T) {
@@ -20,8 +21,12 @@ func TestStrangersDoNotBlockASignedInPasswordCheck(t *testing.T) {
 	drainAccount(e, "ada@example.com")
 
 	secret := "/webhook/" + ep.ID + "/secret"
-	owner.get(secret).expect(http.StatusOK)
-	owner.post(secret, url.Values{"password": {password}}).expect(http.StatusOK).contains(ep.Secret)
+	confirm := "/confirm-identity?next=" + url.QueryEscape(secret)
+	e.clock.Advance(11 * time.Minute)
+	owner.get(secret).redirectsTo(confirm)
+	owner.get(confirm).expect(http.StatusOK)
+	owner.post("/confirm-identity", url.Values{"next": {secret}, "password": {password}}).redirectsTo(secret)
+	owner.post(secret, nil).expect(http.StatusOK).contains(ep.Secret)
 	newPassword := "a much newer password 123"
 	owner.post("/account/password", url.Values{"current_password": {password},
 		"new_password": {newPassword}, "new_password_confirm": {newPassword}}).expect(http.StatusSeeOther)
@@ -29,7 +34,7 @@ func TestStrangersDoNotBlockASignedInPasswordCheck(t *testing.T) {
 	// The same session guessing: its budget (5 a minute here) runs out.
 	refused := false
 	for range 10 {
-		res := owner.post(secret, url.Values{"password": {"a guess"}})
+		res := owner.post("/confirm-identity", url.Values{"next": {secret}, "password": {"a guess"}})
 		if res.Status == http.StatusTooManyRequests {
 			refused = true
 			break

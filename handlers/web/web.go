@@ -82,9 +82,24 @@ func renderAlone(c *fiber.Ctx, content templ.Component) error {
 func redirect(c *fiber.Ctx, to string) error {
 	if c.Get("HX-Request") == "true" {
 		c.Set("HX-Redirect", to)
+		if sameDocument(c.Get("HX-Current-URL"), to) {
+			// Only the fragment differs: htmx's location.href would
+			// scroll, not load, so it is told to reload too.
+			c.Set("HX-Refresh", "true")
+		}
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 	return c.Redirect(to, fiber.StatusSeeOther)
+}
+
+// sameDocument reports whether going from the page at current (a full
+// URL, as htmx sends it) to the local address to changes only the
+// fragment, which a browser does without loading the page.
+func sameDocument(current, to string) bool {
+	cur, err1 := url.Parse(current)
+	next, err2 := url.Parse(to)
+	return err1 == nil && err2 == nil && current != "" && next.Fragment != "" &&
+		cur.Path == next.Path && cur.RawQuery == next.RawQuery
 }
 
 // meta frames a page for whoever is signed in. The session's flash is

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -195,9 +196,13 @@ func (h *Handlers) DeleteWebhook(c *fiber.Ctx) error {
 	return redirect(c, "/webhook")
 }
 
-// WebhookSecret asks for the password before showing an endpoint's
-// signing secret.
+// WebhookSecret offers to show an endpoint's signing secret, once the
+// session's user has proved who they are within models.ReauthWindow
+// (else they are asked to, and come back here).
 func (h *Handlers) WebhookSecret(c *fiber.Ctx) error {
+	if done, err := h.requireRecentAuth(c, ""); done || err != nil {
+		return err
+	}
 	return h.webhookSecretPage(c, fiber.StatusOK, strings.Clone(c.Params("id")), views.WebhookSecretReveal{})
 }
 
@@ -214,23 +219,20 @@ func (h *Handlers) webhookSecretPage(c *fiber.Ctx, status int, id string, v view
 	return h.page(c, status, "Signing secret", views.NavWebhooks, views.WebhookSecretPage(v))
 }
 
-// RevealWebhookSecret shows the signing secret once the password is
-// confirmed. Attempts are throttled per session, as the change of
-// password is.
+// RevealWebhookSecret shows the signing secret (audited), in a session
+// whose user proved who they are within models.ReauthWindow; otherwise
+// they confirm it first and come back to the secret's page.
 func (h *Handlers) RevealWebhookSecret(c *fiber.Ctx) error {
 	id := strings.Clone(c.Params("id"))
-	err := errPasswordThrottled(h.throttleReauth(c))
-	var e *models.WebhookEndpoint
-	if err == nil {
-		e, err = h.store.RevealWebhookSecret(c.UserContext(), actor(c), id, c.FormValue("password"))
+	page := "/webhook/" + id + "/secret"
+	if done, err := h.requireRecentAuth(c, page); done || err != nil {
+		return err
 	}
-	if err != nil {
-		var form views.Form
-		status, err := formErrorAt(err, &form, map[string]string{"password": "password"})
-		if err != nil {
-			return err
-		}
-		return h.webhookSecretPage(c, status, id, views.WebhookSecretReveal{Form: form})
+	e, err := h.store.RevealWebhookSecret(c.UserContext(), actor(c), id)
+	if errors.Is(err, models.ErrReauthRequired) { // the window closed meanwhile
+		return h.askIdentity(c, page)
+	} else if err != nil {
+		return err
 	}
 	return h.webhookSecretPage(c, fiber.StatusOK, id, views.WebhookSecretReveal{Secret: e.Secret})
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"cloudplane/handlers/useragent"
 	"cloudplane/models"
 	mailview "cloudplane/views/mail"
 )
@@ -95,6 +96,21 @@ func compose(job models.MailJob, base string) (mailview.Message, error) {
 			LinkLabel: "Accept the invitation", LinkURL: base + "/invitations/" + url.PathEscape(d["token"]),
 			Reason: "You got this email because an owner of that account entered this address on its Members page.",
 			Stop:   "If you do not want to join, ignore it: nothing happens, the link expires, and you will get no more mail about it.",
+		}, nil
+	case models.MailNewSignIn:
+		if err := need("time"); err != nil {
+			return mailview.Message{}, err
+		}
+		return mailview.Message{
+			Heading: "New sign-in to " + mailview.Product,
+			Lines: []string{"Someone signed in to the " + mailview.Product + " account " + job.Recipient +
+				" with its password from a browser it had not been used in before:",
+				useragent.Describe(d["user_agent"]) + ", from the address " + or(d["source_ip"], "unknown") + ", at " + d["time"] + ".",
+				"If this was you, there is nothing to do. If it wasn't you, sign out that session in the Sessions " +
+					"section of your account page, and change your password."},
+			LinkLabel: "Review your sessions", LinkURL: base + "/account#sessions",
+			Reason: "You got this email because your account was signed in to from a new browser.",
+			Stop:   "It is sent for every new browser and cannot be turned off: it is how you learn of a stolen password.",
 		}, nil
 	}
 	if m, ok, err := composeNotification(job, base); ok {
