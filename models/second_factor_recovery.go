@@ -14,9 +14,9 @@ import (
 // search 2^80 codes from a copy of the database. UsedAt is set when it is
 // used; a used code never works again.
 type RecoveryCode struct {
-	ID        string    `gorm:"primaryKey;size:32"`
-	UserID    string    `gorm:"size:32;not null;index"`
-	CodeHash  string    `gorm:"size:64;not null"`
+	ID        string `gorm:"primaryKey;size:32"`
+	UserID    string `gorm:"size:32;not null;index"`
+	CodeHash  string `gorm:"size:64;not null"`
 	UsedAt    *time.Time
 	CreatedAt time.Time `gorm:"not null"`
 }
