@@ -245,6 +245,7 @@ type Account struct {
 	Form          Form
 	EmailChange   EmailChange
 	Notifications Notifications
+	TwoFactor     TwoFactor
 	CSRF          string
 }
 

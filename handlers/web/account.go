@@ -63,7 +63,7 @@ func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
 // accountForms are the states of the account page's forms after a post
 // that one of them refused; the others show as stored.
 type accountForms struct {
-	password, notices views.Form
+	password, notices, twoFactor views.Form
 	email             views.EmailChange
 }
 
@@ -83,6 +83,9 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) err
 		n.Choices = append(n.Choices, views.Option{Value: s.Name, Label: s.Label, Note: s.Hint, Checked: s.On})
 	}
 	v := views.Account{Email: u.Email, Role: act.Role, Form: forms.password, EmailChange: email, Notifications: n, CSRF: csrfToken(c)}
+	if v.TwoFactor, err = h.twoFactorView(c, forms.twoFactor); err != nil {
+		return err
+	}
 	if act.AccountID != "" {
 		a, err := h.store.Account(c.UserContext(), act.AccountID)
 		if err != nil {
