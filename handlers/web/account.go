@@ -64,7 +64,7 @@ func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
 // that one of them refused; the others show as stored.
 type accountForms struct {
 	password, notices, twoFactor views.Form
-	email             views.EmailChange
+	email                        views.EmailChange
 }
 
 // accountPage renders the account page with its forms' states and the
