@@ -322,7 +322,9 @@ func codeField(v TwoFactor, label string) templ.Component {
 
 // TwoFactorSection is the account page's Two-factor authentication
 // section: enrol, confirm, recovery codes, turn off; for an owner, the
-// account's rule.
+// account's rule. Its forms are not boosted: each answers with a redirect
+// to /account#two-factor, which htmx would follow as a mere scroll on
+// /account, so the browser posts and follows them itself.
 func TwoFactorSection(v TwoFactor) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -366,13 +368,13 @@ func TwoFactorSection(v TwoFactor) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(v.RecoveryCodesLeft))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/two_factor.templ`, Line: 98, Col: 91}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/two_factor.templ`, Line: 100, Col: 91}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, " unused recovery codes left.</p><form method=\"post\" action=\"/account/two-factor/recovery-codes\" class=\"stack narrow\" novalidate data-viewer-allowed>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, " unused recovery codes left.</p><form method=\"post\" action=\"/account/two-factor/recovery-codes\" hx-boost=\"false\" class=\"stack narrow\" novalidate data-viewer-allowed>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -394,7 +396,7 @@ func TwoFactorSection(v TwoFactor) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<form method=\"post\" action=\"/account/two-factor/disable\" class=\"stack narrow\" novalidate data-viewer-allowed>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<form method=\"post\" action=\"/account/two-factor/disable\" hx-boost=\"false\" class=\"stack narrow\" novalidate data-viewer-allowed>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -416,7 +418,7 @@ func TwoFactorSection(v TwoFactor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, " <form method=\"post\" action=\"/account/two-factor/confirm\" class=\"stack narrow\" novalidate data-viewer-allowed>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, " <form method=\"post\" action=\"/account/two-factor/confirm\" hx-boost=\"false\" class=\"stack narrow\" novalidate data-viewer-allowed>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -434,7 +436,7 @@ func TwoFactorSection(v TwoFactor) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<p class=\"muted\">Sign in with a code from an authenticator app as well as your password.</p><form method=\"post\" action=\"/account/two-factor/start\" novalidate data-viewer-allowed>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<p class=\"muted\">Sign in with a code from an authenticator app as well as your password.</p><form method=\"post\" action=\"/account/two-factor/start\" hx-boost=\"false\" novalidate data-viewer-allowed>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -448,7 +450,7 @@ func TwoFactorSection(v TwoFactor) templ.Component {
 			}
 		}
 		if v.Owner {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<form method=\"post\" action=\"/account/two-factor/require\" class=\"stack narrow\" novalidate>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<form method=\"post\" action=\"/account/two-factor/require\" hx-boost=\"false\" class=\"stack narrow\" novalidate>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
