@@ -142,7 +142,9 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/account/password", web.RequireUser, w.ChangePassword)
 	app.Post("/account/email", web.RequireUser, w.ChangeEmail)
 	app.Post("/account/notifications", web.RequireUser, w.SaveNotifications)
-	app.Get("/account/two-factor/:form", web.TwoFactorFormPage)
+	for _, form := range []string{"start", "confirm", "recovery-codes", "disable", "require"} {
+		app.Get("/account/two-factor/"+form, web.TwoFactorFormPage)
+	}
 	app.Post("/account/two-factor/start", web.RequireUser, w.StartTwoFactor)
 	app.Post("/account/two-factor/confirm", web.RequireUser, w.ConfirmTwoFactor)
 	app.Post("/account/two-factor/recovery-codes", web.RequireUser, w.RegenerateRecoveryCodes)

@@ -40,8 +40,11 @@ func toSecondStep(c *fiber.Ctx, step *models.SecondStepNeeded) error {
 
 // pendingSignIn returns the browser's pending sign-in for reason, or
 // nil after sending the browser back to the sign-in page (expired, or
-// the cookie is for the other step).
+// the cookie is for the other step), or home when it is signed in.
 func (h *Handlers) pendingSignIn(c *fiber.Ctx, reason string) (*models.PendingSignIn, error) {
+	if _, u := signedIn(c); u != nil {
+		return nil, redirect(c, "/")
+	}
 	p, err := h.store.PendingSignInByToken(c.UserContext(), c.Cookies(pendingCookie))
 	if models.IsPendingInvalid(err) || err == nil && p.Reason != reason {
 		clearCookie(c, pendingCookie)
