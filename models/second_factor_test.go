@@ -333,3 +333,29 @@ func TestResetAndDisableSecondFactor(t *testing.T) {
 	}
 	signIn(t, store, "ada@example.com")
 }
+
+// Joining through an invitation signs in as any link does: into an
+// account that requires a second factor, the new member enrols first.
+func TestInvitationIntoA2FAAccountLeadsToEnrol(t *testing.T) {
+	ctx := context.Background()
+	store, clock := twoFactorStore(t)
+	owner, _ := modelstest.Owner(t, store, "ada@example.com")
+	if err := store.SetRequireSecondFactor(ctx, owner.Actor(), true); err != nil {
+		t.Fatal(err)
+	}
+	inv := invite(t, store, owner.Actor(), "new@example.com", models.RoleMember)
+	_, _, err := store.AcceptInvitationAsNewUser(ctx, models.InvitationSignupInput{Token: inv.Token,
+		Password: "a long enough password", PasswordConfirm: "a long enough password"})
+	step, ok := models.AsSecondStep(err)
+	if !ok || step.Reason != models.PendingEnrol {
+		t.Fatalf("accepting into a 2FA account: %v", err)
+	}
+	e := modelstest.Must[*models.TOTPEnrolment](t)(store.StartPendingEnrolment(ctx, step.Token))
+	done, err := store.CompletePendingEnrolment(ctx, step.Token, totpAt(t, e.Secret, clock.Now()))
+	if err != nil || done.Session.AuthMethod != "link+totp" {
+		t.Fatalf("enrolled after the invitation: %v", err)
+	}
+	if _, err := store.CheckInvitation(ctx, inv.Token); err == nil {
+		t.Fatal("the invitation still opens")
+	}
+}
