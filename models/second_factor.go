@@ -169,7 +169,7 @@ func (s *Store) startEnrolment(tx *gorm.DB, userID string, fresh bool) (*SecondF
 
 // ConfirmSecondFactor turns the signed-in user's waiting enrolment on with
 // a code from their app, and returns their 10 new recovery codes, which
-// are shown once and stored only hashed. Records user/updated.
+// are shown once and stored only hashed. Records user/second_factor_enabled.
 func (s *Store) ConfirmSecondFactor(ctx context.Context, actor Actor, code string) ([]string, error) {
 	var codes []string
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -207,14 +207,14 @@ func (s *Store) confirmEnrolment(tx *gorm.DB, actor Actor, userID, code string) 
 	if err != nil {
 		return nil, err
 	}
-	return codes, s.auditPersonal(tx, actor, userID, "user", "updated", []string{lrn("user", userID)},
-		map[string]any{"second_factor": "totp enabled"})
+	return codes, s.auditPersonal(tx, actor, userID, "user", "second_factor_enabled", []string{lrn("user", userID)},
+		map[string]any{"second_factor": "totp"})
 }
 
 // DisableSecondFactor turns the signed-in user's second factor off and
 // deletes their recovery codes, given a current code (TOTP or recovery)
 // as proof. It is refused while an account of theirs requires one.
-// Records user/updated.
+// Records user/second_factor_disabled.
 func (s *Store) DisableSecondFactor(ctx context.Context, actor Actor, code string) error {
 	return s.write(ctx, func(tx *gorm.DB) error {
 		var u User
@@ -233,14 +233,14 @@ func (s *Store) DisableSecondFactor(ctx context.Context, actor Actor, code strin
 		if err := removeSecondFactor(tx, actor.UserID); err != nil {
 			return err
 		}
-		return s.auditPersonal(tx, actor, actor.UserID, "user", "updated", []string{lrn("user", actor.UserID)},
-			map[string]any{"second_factor": "totp disabled"})
+		return s.auditPersonal(tx, actor, actor.UserID, "user", "second_factor_disabled", []string{lrn("user", actor.UserID)},
+			map[string]any{"second_factor": "totp"})
 	})
 }
 
 // RegenerateRecoveryCodes replaces the signed-in user's recovery codes
 // with 10 new ones, given a current code as proof; the old ones stop
-// working. Records user/updated.
+// working. Records user/recovery_codes_regenerated.
 func (s *Store) RegenerateRecoveryCodes(ctx context.Context, actor Actor, code string) ([]string, error) {
 	var codes []string
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -251,8 +251,8 @@ func (s *Store) RegenerateRecoveryCodes(ctx context.Context, actor Actor, code s
 		if codes, err = s.replaceRecoveryCodes(tx, actor.UserID); err != nil {
 			return err
 		}
-		return s.auditPersonal(tx, actor, actor.UserID, "user", "updated", []string{lrn("user", actor.UserID)},
-			map[string]any{"second_factor": "recovery codes regenerated"})
+		return s.auditPersonal(tx, actor, actor.UserID, "user", "recovery_codes_regenerated", []string{lrn("user", actor.UserID)},
+			map[string]any{"recovery_codes": RecoveryCodeCount})
 	})
 	return codes, err
 }
@@ -274,7 +274,7 @@ func (s *Store) VerifySecondFactor(ctx context.Context, actor Actor, code string
 
 // ResetSecondFactor removes the second factor and recovery codes of the
 // user with email: the operator's way back in for someone who lost their
-// authenticator. Operator only. Records user/updated.
+// authenticator. Operator only. Records user/second_factor_reset.
 func (s *Store) ResetSecondFactor(ctx context.Context, actor Actor, email string) error {
 	if !actor.Operator {
 		return Errorf(CodeForbidden, "Only the operator can reset a second factor")
@@ -290,8 +290,8 @@ func (s *Store) ResetSecondFactor(ctx context.Context, actor Actor, email string
 		if err := tx.Where("user_id = ?", u.ID).Delete(&PendingSignIn{}).Error; err != nil {
 			return err
 		}
-		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
-			map[string]any{"second_factor": "reset by the operator"})
+		return s.auditPersonal(tx, actor, u.ID, "user", "second_factor_reset", []string{lrn("user", u.ID)},
+			map[string]any{"second_factor": "removed with its recovery codes"})
 	})
 }
 

@@ -73,7 +73,8 @@ func (s *Store) replaceRecoveryCodes(tx *gorm.DB, userID string) ([]string, erro
 
 // useRecoveryCode marks userID's unused recovery code equal to code used,
 // in one conditional update, so that a code works once even for two
-// requests at the same moment; records user/updated with the codes left.
+// requests at the same moment; records user/recovery_code_used with the
+// codes left.
 func (s *Store) useRecoveryCode(tx *gorm.DB, actor Actor, userID, code string) error {
 	norm := normalizeRecoveryCode(code)
 	if len(norm) != 16 {
@@ -98,6 +99,6 @@ func (s *Store) useRecoveryCode(tx *gorm.DB, actor Actor, userID, code string) e
 	if err := tx.Model(&RecoveryCode{}).Where("user_id = ? AND used_at IS NULL", userID).Count(&left).Error; err != nil {
 		return err
 	}
-	return s.auditPersonal(tx, actor, userID, "user", "updated", []string{lrn("user", userID)},
-		map[string]any{"second_factor": "recovery code used", "recovery_codes_left": left})
+	return s.auditPersonal(tx, actor, userID, "user", "recovery_code_used", []string{lrn("user", userID)},
+		map[string]any{"recovery_codes_left": left})
 }

@@ -9,7 +9,7 @@ import (
 // SetRequireSecondFactor is an account owner requiring a second factor of
 // every member of the account, or no longer requiring it. Members without
 // one are led to enrol at their next sign-in; their sessions go on.
-// Records account/updated.
+// Records account/second_factor_required (with on or off).
 func (s *Store) SetRequireSecondFactor(ctx context.Context, actor Actor, on bool) error {
 	if !actor.Owns() {
 		return Errorf(CodeForbidden, "Only an owner of the account can require two-factor authentication")
@@ -20,7 +20,7 @@ func (s *Store) SetRequireSecondFactor(ctx context.Context, actor Actor, on bool
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error // unchanged: nothing to record
 		}
-		return s.audit(tx, actor, actor.AccountID, "account", "updated", []string{lrn("account", actor.AccountID)},
+		return s.audit(tx, actor, actor.AccountID, "account", "second_factor_required", []string{lrn("account", actor.AccountID)},
 			map[string]any{"require_second_factor": on})
 	})
 }

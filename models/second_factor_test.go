@@ -225,6 +225,15 @@ func TestRecoveryCodeWorksOnce(t *testing.T) {
 	if _, err := store.CompletePendingSignIn(ctx, p2, codes[3]); !models.IsBadSecondFactorCode(err) {
 		t.Fatalf("recovery code twice: %v", err)
 	}
+	used := 0
+	for _, ev := range modelstest.PersonalEvents(t, store, u.ID, 10) {
+		if ev.Action == "recovery_code_used" {
+			used++
+		}
+	}
+	if used != 1 {
+		t.Fatalf("%d recovery_code_used events, want 1", used)
+	}
 	st := modelstest.Must[*models.SecondFactorState](t)(store.SecondFactorStatus(ctx, u.Actor()))
 	if st.RecoveryCodesLeft != models.RecoveryCodeCount-1 {
 		t.Fatalf("%d codes left", st.RecoveryCodesLeft)
@@ -316,7 +325,7 @@ func TestResetAndDisableSecondFactor(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := modelstest.PersonalEvents(t, store, u.ID, 1)[0]
-	if ev.Action != "updated" || ev.ResourceName != "user" {
+	if ev.Action != "second_factor_reset" || ev.ResourceName != "user" {
 		t.Fatalf("reset event %+v", ev)
 	}
 	signIn(t, store, "ada@example.com")
@@ -330,6 +339,9 @@ func TestResetAndDisableSecondFactor(t *testing.T) {
 	}
 	if err := store.DisableSecondFactor(ctx, u.Actor(), totpAt(t, secret, clock.Now())); err != nil {
 		t.Fatal(err)
+	}
+	if ev := modelstest.PersonalEvents(t, store, u.ID, 1)[0]; ev.Action != "second_factor_disabled" {
+		t.Fatalf("turning it off recorded %s/%s", ev.ResourceName, ev.Action)
 	}
 	signIn(t, store, "ada@example.com")
 }
