@@ -131,6 +131,10 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/cancel-email-change/:token", w.CancelEmailChange)
 	app.Get("/sign-in", w.SignInForm)
 	app.Post("/sign-in", w.SignIn)
+	app.Get("/sign-in/second-factor", w.SecondFactorForm)
+	app.Post("/sign-in/second-factor", w.SecondFactor)
+	app.Get("/sign-in/enrol", w.EnrolForm)
+	app.Post("/sign-in/enrol", w.Enrol)
 	app.Post("/sign-out", web.RequireUser, w.SignOut)
 	// Passkeys: the script fetches options (JSON), then posts the form
 	// with the browser's answer; their GETs show the form's page.
@@ -155,6 +159,14 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/account/sessions/:id/sign-out", web.RequireUser, w.EndSession)
 	app.Get("/confirm-identity", web.RequireUser, w.ConfirmIdentityForm)
 	app.Post("/confirm-identity", web.RequireUser, w.ConfirmIdentity)
+	for _, form := range []string{"start", "confirm", "recovery-codes", "disable", "require"} {
+		app.Get("/account/two-factor/"+form, web.TwoFactorFormPage)
+	}
+	app.Post("/account/two-factor/start", web.RequireUser, w.StartTwoFactor)
+	app.Post("/account/two-factor/confirm", web.RequireUser, w.ConfirmTwoFactor)
+	app.Post("/account/two-factor/recovery-codes", web.RequireUser, w.RegenerateRecoveryCodes)
+	app.Post("/account/two-factor/disable", web.RequireUser, w.DisableTwoFactor)
+	app.Post("/account/two-factor/require", web.RequireUser, w.RequireTwoFactor)
 	app.Get("/api-keys", web.RequireUser, w.APIKeys)
 	app.Post("/api-keys", web.RequireUser, w.CreateAPIKey)
 	app.Get("/api-keys/:id/revoke", web.RequireUser, w.ConfirmRevokeAPIKey)

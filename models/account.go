@@ -36,6 +36,9 @@ type Account struct {
 	GlobalRulesVersion  int64 `gorm:"not null;default:1"`
 
 	FabricPartitionQuota int `gorm:"not null"`
+	// RequireSecondFactor: its owners require a second factor of every
+	// member (SetRequireSecondFactor).
+	RequireSecondFactor bool `gorm:"not null;default:false"`
 }
 
 // Active reports whether the account may use the API.

@@ -109,6 +109,7 @@ var gormModels = []any{
 	&models.IdempotencyKey{}, &models.AccountUsage{}, &models.MailMessage{}, &models.Membership{},
 	&models.NotificationPreference{}, &models.Notification{}, &models.Invitation{},
 	&models.Passkey{}, &models.PasskeyCeremony{},
+	&models.SecondFactor{}, &models.RecoveryCode{}, &models.PendingSignIn{},
 }
 
 // The GORM structs describe the schema the migrations build: the tables,

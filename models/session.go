@@ -77,6 +77,9 @@ type SessionOrigin struct {
 	UserAgent  string
 	Method     string
 	NewBrowser bool
+	// Next is the local path the browser asked for, kept through a
+	// second step (PendingSignIn).
+	Next string
 }
 
 // ErrNoSession is returned for a session token that is unknown, expired,
@@ -103,6 +106,7 @@ type SignInInput struct {
 	SourceIP      string
 	UserAgent     string
 	Device        Device
+	Next          string // kept through a second step
 }
 
 // Validate checks the email against the text rule, so that a sign-in
@@ -143,7 +147,7 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 		return nil, "", errBadCredentials
 	}
 	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodPassword,
-		NewBrowser: !in.Device.knows(in.Email)}
+		NewBrowser: !in.Device.knows(in.Email), Next: in.Next}
 	return s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
 		if in.ReplacesToken != "" {
 			if err := tx.Where("token_hash = ?", hashSecret(in.ReplacesToken)).Delete(&Session{}).Error; err != nil {
@@ -165,9 +169,13 @@ func (s *Store) startSession(ctx context.Context, origin SessionOrigin, prepare 
 	token := randomHex(32)
 	var sess *Session
 	mailed := false
+	var second *SecondStepNeeded
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		u, err := prepare(tx)
 		if err != nil {
+			return err
+		}
+		if second, err = s.holdForSecondStep(tx, u, origin); err != nil || second != nil {
 			return err
 		}
 		now := s.Now()
@@ -196,6 +204,9 @@ func (s *Store) startSession(ctx context.Context, origin SessionOrigin, prepare 
 	})
 	if err != nil {
 		return nil, "", err
+	}
+	if second != nil {
+		return nil, "", second
 	}
 	if mailed {
 		s.wakeMail()

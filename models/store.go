@@ -46,6 +46,9 @@ type Config struct {
 	// SessionMaxAge ends it this long after sign-in, used or not.
 	SessionIdleTimeout time.Duration
 	SessionMaxAge      time.Duration
+	// RequireSecondFactorForSupport makes support staff enrol a second
+	// factor at their next sign-in (--require-2fa-support).
+	RequireSecondFactorForSupport bool
 	// WebhookAllowPrivate accepts webhook URLs on private, loopback and
 	// link-local hosts and plain http (development and tests).
 	WebhookAllowPrivate bool
@@ -71,6 +74,8 @@ func DefaultConfig() Config {
 		PasswordCost:           12,
 		SessionIdleTimeout:     12 * time.Hour,
 		SessionMaxAge:          7 * 24 * time.Hour,
+
+		RequireSecondFactorForSupport: true,
 
 		WebhookEndpointConcurrency: DefaultWebhookEndpointConcurrency,
 

@@ -247,6 +247,7 @@ type Account struct {
 	Notifications Notifications
 	Passkeys      Passkeys
 	Sessions      Sessions
+	TwoFactor     TwoFactor
 	CSRF          string
 }
 

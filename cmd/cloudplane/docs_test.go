@@ -195,7 +195,7 @@ func TestOperationsDocNamesEveryCommand(t *testing.T) {
 }
 
 // cliCall finds a call of the binary in code: cloudplane, then its words.
-var cliCall = regexp.MustCompile(`(?:^|[\s/])cloudplane ([a-z][a-z -]*)`)
+var cliCall = regexp.MustCompile(`(?:^|[\s/])cloudplane ([a-z][a-z0-9 -]*)`) // reset-2fa has a digit
 
 // commandNamed reads the command a call names ("cloudplane users create
 // --email E" names "users create"). ok is false when s calls no command:

@@ -85,7 +85,11 @@ func openDB(t *testing.T, dsn string) *models.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := models.NewStore(db, models.WithWebhookGuard(netguard.Guard{}))
+	// As the test servers: support staff sign in with a password alone
+	// unless a test turns --require-2fa-support on.
+	cfg := models.DefaultConfig()
+	cfg.RequireSecondFactorForSupport = false
+	store := models.NewStore(db, models.WithConfig(cfg), models.WithWebhookGuard(netguard.Guard{}))
 	t.Cleanup(func() { _ = store.Close() })
 	return store
 }

@@ -26,6 +26,7 @@ commands:
   users create     create a user (an owner gets an account of their own)
   users list       list every user
   users reset-password  print a one-time link to choose a new password, or set one
+  users reset-2fa  remove a user's second factor and recovery codes
   apikeys create   create an API key; prints the secret as the last line
   apikeys revoke   revoke an API key by its visible prefix
   accounts update  change an account's status, billing address or quotas
@@ -50,6 +51,7 @@ var commands = map[string]command{
 	"users create":         usersCreate,
 	"users list":           usersList,
 	"users reset-password": usersResetPassword,
+	"users reset-2fa":      usersReset2FA,
 	"apikeys create":       apikeysCreate,
 	"apikeys revoke":       apikeysRevoke,
 	"accounts update":      accountsUpdate,

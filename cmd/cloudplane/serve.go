@@ -35,6 +35,7 @@ type serveFlags struct {
 	capacity                          string
 	rateBurst                         int
 	bootTime                          time.Duration
+	require2FASupport                 bool
 
 	webhooks webhookFlags
 	mail     mailFlags
@@ -62,6 +63,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR blocks of reverse proxies allowed to name the client")
 	fs.StringVar(&f.proxyHeader, "proxy-header", "X-Real-IP", "header in which a trusted proxy names the client address")
+	fs.BoolVar(&f.require2FASupport, "require-2fa-support", true, "require support staff to sign in with a second factor (they enrol one at their next sign-in)")
 	f.webhooks.register(fs)
 	f.mail.register(fs)
 	f.backups.register(fs)
@@ -120,6 +122,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	cfg.WebhookEndpointConcurrency = f.webhooks.perEndpoint
 	cfg.WebhookAccountConcurrency = f.webhooks.perAccount
 	cfg.WebhookSecretGrace = f.webhooks.secretGrace
+	cfg.RequireSecondFactorForSupport = f.require2FASupport
 	store := models.NewStore(db, models.WithConfig(cfg), models.WithWebhookGuard(netguard.Guard{}))
 	dispatch.Log, dispatch.Metrics = log, meters
 	if err := watchStore(meters, store); err != nil {

@@ -39,6 +39,25 @@ func usersResetPassword(ctx context.Context, args []string, stdout io.Writer) er
 	})
 }
 
+// usersReset2FA removes a user's second factor and recovery codes, for
+// someone who lost their authenticator; audited. Their next sign-in
+// takes the password alone, unless a second factor is required of them,
+// when it leads them to enrol a new one.
+func usersReset2FA(ctx context.Context, args []string, stdout io.Writer) error {
+	c := newDBCommand("users reset-2fa")
+	email := c.fs.String("email", "", "email of the user")
+	if err := c.parse(args, "email"); err != nil {
+		return err
+	}
+	return c.withStore(ctx, func(store *models.Store) error {
+		if err := store.ResetSecondFactor(ctx, models.OperatorActor, *email); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "second factor and recovery codes of %s removed\n", *email)
+		return nil
+	})
+}
+
 // usersList prints every user, one a line.
 func usersList(ctx context.Context, args []string, stdout io.Writer) error {
 	c := newDBCommand("users list")

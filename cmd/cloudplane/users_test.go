@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
@@ -56,5 +59,48 @@ func TestUsersResetPasswordAndList(t *testing.T) {
 		if _, errOut, code := cli(t, args...); code == 0 || strings.Count(errOut, "\n") != 1 {
 			t.Fatalf("%v: exit %d, stderr %q; want one line and a failure", args, code, errOut)
 		}
+	}
+}
+
+// The operator's reset-2fa removes a user's second factor, audited: the
+// password alone signs them in again.
+func TestUsersReset2FA(t *testing.T) {
+	dsn := migrated(t, modelstest.DSN(t))
+	owner(t, dsn, "ada@example.com")
+	store := openDB(t, dsn)
+	ctx := context.Background()
+	u, err := store.UserByEmail(ctx, "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := store.StartSecondFactorEnrolment(ctx, u.Actor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := totp.GenerateCode(e.Secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.ConfirmSecondFactor(ctx, u.Actor(), code); err != nil {
+		t.Fatal(err)
+	}
+	in := models.SignInInput{Email: "ada@example.com", Password: "correct horse battery"}
+	if _, _, err := store.SignIn(ctx, in); err == nil {
+		t.Fatal("a password alone signed in a user with a second factor")
+	}
+	out := mustCLI(t, "users", "reset-2fa", "--database", dsn, "--email", "ada@example.com")
+	if !strings.Contains(out, "ada@example.com") {
+		t.Fatalf("reset-2fa printed %q", out)
+	}
+	if _, _, err := store.SignIn(ctx, in); err != nil {
+		t.Fatalf("sign-in after reset-2fa: %v", err)
+	}
+	ev := modelstest.PersonalEvents(t, store, u.ID, 2)[1]
+	if ev.Action != "second_factor_reset" {
+		t.Fatalf("reset event %+v", ev)
+	}
+	if _, errOut, code := cli(t, "users", "reset-2fa", "--database", dsn, "--email", "nobody@example.com"); code == 0 ||
+		strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("unknown email: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -65,8 +65,8 @@ func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
 // accountForms are the states of the account page's forms after a post
 // that one of them refused; the others show as stored.
 type accountForms struct {
-	password, notices, passkeys views.Form
-	email                       views.EmailChange
+	password, notices, passkeys, twoFactor views.Form
+	email                                  views.EmailChange
 }
 
 // accountPage renders the account page with its forms' states and the
@@ -91,6 +91,9 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) err
 	v := views.Account{Email: u.Email, Role: act.Role, Form: forms.password, EmailChange: email, Notifications: n,
 		Sessions: sessions, CSRF: csrfToken(c)}
 	if v.Passkeys, err = h.passkeysSection(c, forms.passkeys); err != nil {
+		return err
+	}
+	if v.TwoFactor, err = h.twoFactorView(c, forms.twoFactor); err != nil {
 		return err
 	}
 	if act.AccountID != "" {

@@ -58,6 +58,9 @@ func (h *Handlers) AcceptInvitation(c *fiber.Ctx) error {
 	}
 	sess, sessionToken, err := h.store.AcceptInvitationAsNewUser(ctx, models.InvitationSignupInput{Token: token,
 		Password: c.FormValue("password"), PasswordConfirm: c.FormValue("password_confirm"), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)})
+	if step, ok := models.AsSecondStep(err); ok { // joined; the account requires a second factor
+		return toSecondStep(c, step)
+	}
 	if err != nil {
 		return h.invitationRefused(c, err, token, info)
 	}

@@ -107,6 +107,13 @@ var eventSummaries = map[string]string{
 	"api_key deleted":         "API key revoked",
 	"account updated":         "Account changed by the operator",
 
+	"user second_factor_enabled":      "Two-factor authentication turned on",
+	"user second_factor_disabled":     "Two-factor authentication turned off",
+	"user second_factor_reset":        "Two-factor authentication removed by the operator",
+	"user recovery_codes_regenerated": "New recovery codes made",
+	"user recovery_code_used":         "Recovery code used",
+	"account second_factor_required":  "Two-factor authentication requirement changed",
+
 	"filesystem created":              "Filesystem created",
 	"filesystem deleted":              "Filesystem deleted",
 	"firewall_rules updated":          "Inbound firewall rules changed",

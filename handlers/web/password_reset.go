@@ -31,6 +31,9 @@ func (h *Handlers) ResetPassword(c *fiber.Ctx) error {
 		Token: c.Params("token"), Password: c.FormValue("password"),
 		PasswordConfirm: c.FormValue("password_confirm"), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent),
 	})
+	if step, ok := models.AsSecondStep(err); ok { // the password is set; the code is still asked for
+		return toSecondStep(c, step)
+	}
 	if err != nil {
 		status, err := formError(err, &form)
 		if err != nil {

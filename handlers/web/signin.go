@@ -66,7 +66,12 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 	_, token, err := h.store.SignIn(c.UserContext(), models.SignInInput{
 		Email: email, Password: c.FormValue("password"),
 		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent), Device: device,
+		Next: v.Next,
 	})
+	if step, ok := models.AsSecondStep(err); ok {
+		h.rememberDevice(c, email)
+		return toSecondStep(c, step)
+	}
 	if models.IsBadCredentials(err) {
 		h.metrics.SignInFailed()
 		v.Form.Message = "The email or password is incorrect."
