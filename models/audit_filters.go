@@ -23,7 +23,7 @@ const AuditTextMaxLength = 100
 // order the dashboard's filter offers them. audit refuses any other, so a
 // new kind of event cannot be left out of the filter.
 var AuditResources = []string{"instance", "ssh_key", "filesystem", "fabric_partition", "firewall_ruleset", "global_firewall_ruleset",
-	"firewall_rules", "api_key", "session", "user", "account", "ticket", "ticket_attachment", "webhook", "webhook_delivery", "member", "invitation"}
+	"firewall_rules", "api_key", "session", "user", "account", "ticket", "ticket_attachment", "webhook", "webhook_delivery", "member", "invitation", "sso_domain"}
 
 // AuditActorRoles are the roles an event's actor may have had, as the
 // actor filter takes them.

@@ -108,6 +108,7 @@ var gormModels = []any{
 	&models.WebhookEndpoint{}, &models.WebhookEvent{}, &models.WebhookDelivery{}, &models.WebhookAttempt{},
 	&models.IdempotencyKey{}, &models.AccountUsage{}, &models.MailMessage{}, &models.Membership{},
 	&models.NotificationPreference{}, &models.Notification{}, &models.Invitation{},
+	&models.SSOIdentity{}, &models.SSODomain{}, &models.SSOLogin{},
 }
 
 // The GORM structs describe the schema the migrations build: the tables,
