@@ -43,6 +43,8 @@ type Config struct {
 	// MailLinksOnPage shows an inviting owner the invitation link once,
 	// to copy: mail is only written to the log (no --smtp-url).
 	MailLinksOnPage bool
+	// SSO is the dashboard's OpenID Connect client; nil without providers.
+	SSO *web.SSO
 
 	// RequestTimeout bounds every request, the database calls it makes
 	// included (DefaultRequestTimeout when 0).

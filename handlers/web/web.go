@@ -27,6 +27,8 @@ type Config struct {
 	// MailLinksOnPage: no mail is sent (no --smtp-url), so the owner who
 	// creates or resends an invitation sees its link once, to copy.
 	MailLinksOnPage bool
+	// SSO is the OpenID Connect client; nil when no provider is configured.
+	SSO *SSO
 }
 
 // Handlers serves the dashboard's pages.
@@ -37,6 +39,7 @@ type Handlers struct {
 	metrics *metrics.Metrics
 
 	mailLinksOnPage bool
+	sso             *SSO
 }
 
 // New returns the dashboard's handlers.
@@ -44,7 +47,8 @@ func New(cfg Config) *Handlers {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits, metrics: cfg.Metrics, mailLinksOnPage: cfg.MailLinksOnPage}
+	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits, metrics: cfg.Metrics, mailLinksOnPage: cfg.MailLinksOnPage,
+		sso: cfg.SSO}
 }
 
 // isFragment reports whether the request wants the content alone: htmx
