@@ -17,6 +17,7 @@ import (
 type ssoFlags struct {
 	issuer, clientID, clientSecret, name, id string
 	configFile                               string
+	trustEmail                               bool
 }
 
 func (f *ssoFlags) register(fs *flag.FlagSet) {
@@ -25,6 +26,7 @@ func (f *ssoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.clientSecret, "oidc-client-secret", "", "client secret cloudplane has at the --oidc-issuer provider (prefer CLOUDPLANE_OIDC_CLIENT_SECRET)")
 	fs.StringVar(&f.id, "oidc-id", "oidc", "id of the --oidc-issuer provider in URLs (/sso/<id>/callback) and sessions")
 	fs.StringVar(&f.name, "oidc-name", "single sign-on", "name of the --oidc-issuer provider on the sign-in button")
+	fs.BoolVar(&f.trustEmail, "oidc-trust-email", false, "take every email the --oidc-issuer provider sends as verified, for one that never sends email_verified (Microsoft Entra ID)")
 	fs.StringVar(&f.configFile, "oidc-config", "", "JSON file listing several identity providers: [{\"id\", \"name\", \"issuer\", \"client_id\", \"client_secret\", \"scopes\"}]")
 }
 
@@ -36,7 +38,8 @@ func (f *ssoFlags) providers() ([]web.SSOProvider, error) {
 		if f.issuer == "" || f.clientID == "" {
 			return nil, errors.New("--oidc-issuer and --oidc-client-id go together")
 		}
-		out = append(out, web.SSOProvider{ID: f.id, Name: f.name, Issuer: f.issuer, ClientID: f.clientID, ClientSecret: f.clientSecret})
+		out = append(out, web.SSOProvider{ID: f.id, Name: f.name, Issuer: f.issuer, ClientID: f.clientID, ClientSecret: f.clientSecret,
+			TrustEmail: f.trustEmail})
 	}
 	if f.configFile == "" {
 		return out, nil

@@ -26,6 +26,10 @@ type SSOProvider struct {
 	ClientID     string   `json:"client_id"`
 	ClientSecret string   `json:"client_secret"`
 	Scopes       []string `json:"scopes"`
+	// TrustEmail takes every email this provider sends as verified, for
+	// a provider that never sends email_verified but whose addresses only
+	// its administrators set (a company's Microsoft Entra ID tenant).
+	TrustEmail bool `json:"trust_email"`
 }
 
 // SSOCallbackPath is where a provider sends the browser back to:
@@ -145,8 +149,12 @@ type ssoClaims struct {
 }
 
 // verified reads email_verified: true, or the string "true" some
-// providers send. Missing means not verified.
-func (c ssoClaims) verified() bool {
+// providers send. Missing means not verified, unless the operator trusts
+// the provider's addresses.
+func (c ssoClaims) verified(p *ssoProvider) bool {
+	if p.TrustEmail {
+		return true
+	}
 	switch v := c.EmailVerified.(type) {
 	case bool:
 		return v

@@ -83,7 +83,7 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 		return err
 	}
 	_, token, err := h.store.SignInSSO(ctx, models.SSOSignInInput{Provider: p.ID, Subject: claims.Subject,
-		Email: claims.Email, EmailVerified: claims.verified(), ReplacesToken: c.Cookies(SessionCookie),
+		Email: claims.Email, EmailVerified: claims.verified(p), ReplacesToken: c.Cookies(SessionCookie),
 		SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent), Device: device})
 	if err != nil {
 		return h.ssoRefused(c, err)
