@@ -34,7 +34,7 @@ func SSOButtons(buttons []SSOButton, next string) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if len(buttons) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"stack sso-buttons\" id=\"sso\"><p class=\"muted\">Or sign in with your organization:</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"stack sso-buttons\" id=\"sso\" hx-boost=\"false\"><p class=\"muted\">Or sign in with your organization:</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

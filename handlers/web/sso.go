@@ -169,7 +169,8 @@ var errSSOToken = errors.New("sso: the identity provider's answer did not verify
 
 // exchange trades the code for tokens with the PKCE verifier, verifies
 // the ID token (signature by the issuer's keys, issuer, audience, expiry)
-// and its nonce, and returns its claims.
+// and its nonce, and returns its claims, completed from the userinfo
+// endpoint when the ID token has no email.
 func (s *SSO) exchange(ctx context.Context, p *ssoProvider, code, verifier, nonce string) (*ssoClaims, error) {
 	prov, err := s.discover(ctx, p)
 	if err != nil {
@@ -195,6 +196,20 @@ func (s *SSO) exchange(ctx context.Context, p *ssoProvider, code, verifier, nonc
 	var c ssoClaims
 	if err := idToken.Claims(&c); err != nil {
 		return nil, fmt.Errorf("%w: claims: %v", errSSOToken, err)
+	}
+	if c.Email == "" && prov.UserInfoEndpoint() != "" {
+		// Some providers (Okta's, zitadel's) keep the email out of the ID
+		// token when an access token is issued: ask for it, for the same
+		// subject only (OpenID Connect Core 5.3.2).
+		info, err := prov.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err != nil {
+			return nil, fmt.Errorf("%w: userinfo: %v", errSSOToken, err)
+		}
+		var u ssoClaims
+		if err := info.Claims(&u); err != nil || u.Subject != c.Subject {
+			return nil, fmt.Errorf("%w: userinfo for another subject", errSSOToken)
+		}
+		c.Email, c.EmailVerified = u.Email, u.EmailVerified
 	}
 	return &c, nil
 }

@@ -166,7 +166,7 @@ func (h *Handlers) LinkSSODomain(c *fiber.Ctx) error {
 	if err := h.flash(c, d.Domain+" now signs in with single sign-on."); err != nil {
 		return err
 	}
-	return redirect(c, "/members#sso")
+	return redirect(c, "/members")
 }
 
 // UnlinkSSODomain ends a domain's link and returns to the Members page.
@@ -178,7 +178,7 @@ func (h *Handlers) UnlinkSSODomain(c *fiber.Ctx) error {
 	if err := h.flash(c, domain+" signs in with passwords again."); err != nil {
 		return err
 	}
-	return redirect(c, "/members#sso")
+	return redirect(c, "/members")
 }
 
 // ssoLinkRefused shows the Members page with the refusal in the single
