@@ -63,6 +63,7 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 	params["/fabric"] = e.partition(ada, "train", "us-east-1").ID
 	params["/members"] = ada.ID
 	params["/members/invitations"] = ada.ID // any id: the GET shows the Members page
+	params["/members/sso"] = "example.com"  // any domain: the GET shows the Members page
 	// Support pages are walked by support staff.
 	e.user("help@example.com", models.RoleSupport)
 	support := e.signedIn("help@example.com")

@@ -17,12 +17,12 @@ import (
 const ssoBase = "http://cloudplane.test"
 
 // withSSO configures the provider "corp" (named "Corp") at op, checking
-// tokens against the test's clock.
-func withSSO(op **testOP) envOption {
+// tokens against the test's clock; trustEmail is its TrustEmail.
+func withSSO(op **testOP, trustEmail bool) envOption {
 	return func(s *envSetup) {
 		*op = newTestOP((*op).t, s.clock.Now)
 		sso, err := web.NewSSO([]web.SSOProvider{{ID: "corp", Name: "Corp", Issuer: (*op).issuer(),
-			ClientID: opClientID, ClientSecret: opClientSecret}}, ssoBase, nil, web.WithSSOClock(s.clock.Now))
+			ClientID: opClientID, ClientSecret: opClientSecret, TrustEmail: trustEmail}}, ssoBase, nil, web.WithSSOClock(s.clock.Now))
 		if err != nil {
 			(*op).t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func withSSO(op **testOP) envOption {
 
 func newSSOEnv(t *testing.T) (*env, *testOP) {
 	op := &testOP{t: t}
-	e := newEnv(t, withSSO(&op))
+	e := newEnv(t, withSSO(&op, false))
 	return e, op
 }
 
@@ -122,6 +122,18 @@ func TestSSOUnverifiedEmailRefused(t *testing.T) {
 	if _, ok := b.cookies[web.SessionCookie]; ok {
 		t.Fatal("a session was started")
 	}
+}
+
+// A provider the operator trusts with emails (Entra ID sends no
+// email_verified) signs its people in without the claim.
+func TestSSOTrustedProviderEmail(t *testing.T) {
+	op := &testOP{t: t}
+	e := newEnv(t, withSSO(&op, true))
+	e.owner("erin@example.com")
+	op.signIn("erin-sub", "erin@example.com", nil)
+	b := e.browser()
+	ssoSignIn(t, b, "").expect(http.StatusSeeOther).redirectsTo("/")
+	b.get("/").expect(http.StatusOK).contains("erin@example.com")
 }
 
 // The threats at the callback: each is refused with a page, and nobody
