@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/oauth2"
 
+	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -18,11 +19,16 @@ const ssoCookie = "cloudplane_sso"
 // SSOStart begins a single sign-on with the provider in the path: it
 // stores the attempt (state, nonce, PKCE verifier, ?next=) in the
 // database, hands the browser the cookie it is bound to, and sends it to
-// the provider. An unknown provider is 404.
+// the provider. An unknown provider is 404. Each start writes a row, so
+// it counts against the sign-in budget of the client's address (a bucket
+// of its own): a client cannot fill the table.
 func (h *Handlers) SSOStart(c *fiber.Ctx) error {
 	p := h.ssoProvider(c)
 	if p == nil {
 		return fiber.ErrNotFound
+	}
+	if wait := h.allow(c, h.limits.SignInPerAddress, "sso-ip:"+ratelimit.AddressKey(c.IP())); wait != "" {
+		return h.ssoError(c, fiber.StatusTooManyRequests, "Too many sign-in attempts", "Wait "+wait+", then try again.")
 	}
 	prov, err := h.sso.discover(c.UserContext(), p)
 	if err != nil {

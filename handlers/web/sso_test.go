@@ -200,6 +200,21 @@ func TestSSOCallbackThreats(t *testing.T) {
 	ssoSignIn(t, e.browser(), "").expect(http.StatusSeeOther).redirectsTo("/")
 }
 
+// Starting a single sign-on writes a row, so a client's starts are
+// throttled by the sign-in budget of its address.
+func TestSSOStartThrottled(t *testing.T) {
+	op := &testOP{t: t}
+	e := newEnv(t, withSSO(&op, false), withLimits(func(c *modelstest.Clock) web.Limits {
+		return web.Limits{SignInPerAddress: perMinute(c, 2)}
+	}))
+	b := e.browser()
+	b.get("/sso/corp/start").expect(http.StatusSeeOther)
+	b.get("/sso/corp/start").expect(http.StatusSeeOther)
+	b.get("/sso/corp/start").expect(http.StatusTooManyRequests).contains("Too many sign-in attempts")
+	e.clock.Advance(time.Minute)
+	b.get("/sso/corp/start").expect(http.StatusSeeOther)
+}
+
 // An unknown provider is not found; nothing is configured, no buttons.
 func TestSSOUnknownProvider(t *testing.T) {
 	e, _ := newSSOEnv(t)
