@@ -55,11 +55,16 @@ func ssoRefused(msg, suggestion string) *Error {
 //     (user/created and member/created in that account).
 //
 // A user whose email's domain is linked to another provider must use that
-// one. Every refusal is CodeForbidden; nothing is written then.
+// one. A subject longer than OpenID's 255 characters is refused. Every
+// refusal is CodeForbidden; nothing is written then.
 func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, string, error) {
 	email := normalizeEmail(in.Email)
 	var f FieldErrors
-	if validateEmail(&f, "email", email); f.Err() != nil || in.Provider == "" || in.Subject == "" {
+	if in.Provider == "" || in.Subject == "" || len(in.Subject) > 255 || textProblem(in.Subject, false) != "" {
+		return nil, "", ssoRefused("The identity provider did not give a usable subject (sub)",
+			"Tell your administrator: cloudplane needs a subject of at most 255 characters")
+	}
+	if validateEmail(&f, "email", email); f.Err() != nil {
 		return nil, "", ssoRefused("The identity provider did not give a usable email address",
 			"Ask your administrator to release the email scope to cloudplane")
 	}
@@ -126,7 +131,7 @@ func (s *Store) ssoUser(tx *gorm.DB, in SSOSignInInput, email string) (*User, st
 	case u.Status != UserActive:
 		return nil, "", ssoRefused("This user is deactivated", "Ask the operator to reactivate it")
 	}
-	id = SSOIdentity{Provider: in.Provider, Subject: truncate(in.Subject, 255), UserID: u.ID, Email: email, CreatedAt: s.Now()}
+	id = SSOIdentity{Provider: in.Provider, Subject: in.Subject, UserID: u.ID, Email: email, CreatedAt: s.Now()}
 	if err := tx.Create(&id).Error; err != nil {
 		return nil, "", err
 	}

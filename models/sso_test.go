@@ -201,6 +201,11 @@ func TestSSOLinksExistingUserOnlyWhenVerified(t *testing.T) {
 	in := models.SSOSignInInput{Provider: "corp", Subject: "bob-sub", Email: "bob@example.com"}
 	_, _, err := s.SignInSSO(ctx, in)
 	wantCode(t, err, models.CodeForbidden)
+	// A subject OpenID does not allow (over 255 characters) is refused
+	// rather than stored cut, where it would match no later sign-in.
+	_, _, err = s.SignInSSO(ctx, models.SSOSignInInput{Provider: "corp", Subject: strings.Repeat("s", 256),
+		Email: "bob@example.com", EmailVerified: true})
+	wantCode(t, err, models.CodeForbidden)
 	in.EmailVerified = true
 	_, token, err := s.SignInSSO(ctx, in)
 	if err != nil {
