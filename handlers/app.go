@@ -45,6 +45,8 @@ type Config struct {
 	MailLinksOnPage bool
 	// RelyingParty is who passkeys are made for (from --base-url).
 	RelyingParty models.RelyingParty
+	// SSO is the dashboard's OpenID Connect client; nil without providers.
+	SSO *web.SSO
 
 	// RequestTimeout bounds every request, the database calls it makes
 	// included (DefaultRequestTimeout when 0).

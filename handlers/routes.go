@@ -98,7 +98,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// needs the CSRF token, and a signed-in user's counts against the
 	// account's dashboard write limit.
 	w := web.New(web.Config{Store: cfg.Store, Log: cfg.Log, Limits: cfg.SignIn, Metrics: cfg.Metrics,
-		MailLinksOnPage: cfg.MailLinksOnPage, RelyingParty: cfg.RelyingParty})
+		MailLinksOnPage: cfg.MailLinksOnPage, RelyingParty: cfg.RelyingParty, SSO: cfg.SSO})
 	app.Use(web.SecurityHeaders)
 	app.Get("/static/*", web.Static)
 	app.Use(misdirectedAPIClient(cfg.Log))
@@ -130,6 +130,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/cancel-email-change/:token", w.CancelEmailChangeForm)
 	app.Post("/cancel-email-change/:token", w.CancelEmailChange)
 	app.Get("/sign-in", w.SignInForm)
+	app.Get("/sso/:id/start", w.SSOStart)
+	app.Get("/sso/:id/callback", w.SSOCallback)
 	app.Post("/sign-in", w.SignIn)
 	app.Get("/sign-in/second-factor", w.SecondFactorForm)
 	app.Post("/sign-in/second-factor", w.SecondFactor)
@@ -182,6 +184,10 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/members/invitations/:id/resend", web.RequireUser, w.ResendInvitation)
 	app.Get("/members/invitations/:id/revoke", web.MembersFormPage)
 	app.Post("/members/invitations/:id/revoke", web.RequireUser, w.RevokeInvitation)
+	app.Get("/members/sso", web.MembersFormPage)
+	app.Post("/members/sso", web.RequireUser, w.LinkSSODomain)
+	app.Get("/members/sso/:domain/unlink", web.MembersFormPage)
+	app.Post("/members/sso/:domain/unlink", web.RequireUser, w.UnlinkSSODomain)
 	app.Get("/members/:id/role", web.MembersFormPage)
 	app.Post("/members/:id/role", web.RequireUser, w.SetMemberRole)
 	app.Get("/members/:id/remove", web.RequireUser, w.ConfirmRemoveMember)

@@ -86,6 +86,9 @@ func (s *Store) RequestPasswordReset(ctx context.Context, email, sourceIP string
 	if validateEmail(&f, "email", email); f.Err() != nil {
 		return nil
 	}
+	if err := refuseSSODomain(s.read(ctx), email); err != nil {
+		return err
+	}
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		return s.enqueueMail(tx, MailPasswordReset, email, map[string]string{resetRequestKey: sourceIP})
 	})
@@ -170,6 +173,9 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 		}
 		u, err := s.replacePassword(tx, userID, string(hash))
 		if err != nil {
+			return nil, err
+		}
+		if err := refuseSSODomain(tx, u.Email); err != nil {
 			return nil, err
 		}
 		return u, s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},

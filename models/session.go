@@ -127,6 +127,9 @@ func (s *Store) SignIn(ctx context.Context, in SignInInput) (*Session, string, e
 	if err := in.Validate(); err != nil {
 		return nil, "", err
 	}
+	if err := refuseSSODomain(s.read(ctx), in.Email); err != nil {
+		return nil, "", err
+	}
 	prio := inTurn
 	if in.Device.knows(in.Email) {
 		prio = knownDeviceFirst

@@ -152,6 +152,7 @@ type SignIn struct {
 	// SetupPending: no user exists yet; the first owner signs up through
 	// the setup link in the server's log.
 	SetupPending bool
+	SSO          []SSOButton // the identity providers to sign in with
 }
 
 // Setup is the first-run page where the first owner signs up.
@@ -366,6 +367,7 @@ type Members struct {
 	InviteForm  Form
 	Invitations []PendingInvitation
 	NewLink     *InvitationLink
+	SSO         *SSOSection // owners, when single sign-on is configured
 }
 
 // Member is one row of the members table.

@@ -42,6 +42,7 @@ type serveFlags struct {
 	backups  backupFlags
 	limits   limitFlags
 	observe  observeFlags
+	sso      ssoFlags
 }
 
 func serve(ctx context.Context, args []string, stdout io.Writer) error {
@@ -69,6 +70,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	f.backups.register(fs)
 	f.limits.register(fs)
 	f.observe.register(fs)
+	f.sso.register(fs)
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve net/http/pprof and /debug/vars on this separate address (e.g. 127.0.0.1:6060); off when empty")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -103,6 +105,10 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	limits, signIn, err := buildLimits(f, rdb, meters)
+	if err != nil {
+		return err
+	}
+	sso, err := f.sso.sso(f.baseURL, log)
 	if err != nil {
 		return err
 	}
@@ -172,8 +178,12 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight, MaxUploads: f.limits.maxUploads,
 		UploadProgressTimeout: f.limits.uploadProgressTimeout,
 		ReadTimeout:           f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout,
-		MailLinksOnPage: f.mail.smtpURL == "", RelyingParty: rp})
+		MailLinksOnPage: f.mail.smtpURL == "", RelyingParty: rp, SSO: sso})
 	stopMail = startMail(store, mailSender, f.mail, f.limits.shutdownTimeout, publicURL(f.baseURL, ln.Addr().String()), log)
+	if sso != nil {
+		sso.SetBaseURL(publicURL(f.baseURL, ln.Addr().String()))
+		go sso.Warm(requestsCtx)
+	}
 	if f.debugAddr != "" {
 		sqlDB, err := db.Gorm().DB()
 		if err != nil {

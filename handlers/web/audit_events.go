@@ -32,6 +32,7 @@ var auditResourceLabels = map[string]string{
 	"webhook":                 "Webhook",
 	"webhook_delivery":        "Webhook deliveries",
 	"member":                  "Members",
+	"sso_domain":              "Single sign-on domains",
 }
 
 // auditActorLabels name the actor filter's choices, models.AuditActorRoles.

@@ -125,8 +125,9 @@ func (h *Handlers) membersPage(c *fiber.Ctx, status int, notice *views.Flash) er
 }
 
 // membersPageWith is the Members page with the invite form as posted and,
-// once, the link of an invitation just made when no mail is sent.
-func (h *Handlers) membersPageWith(c *fiber.Ctx, status int, notice *views.Flash, invite views.Form, link *views.InvitationLink) error {
+// once, the link of an invitation just made when no mail is sent, and
+// the single sign-on form as posted when one is given.
+func (h *Handlers) membersPageWith(c *fiber.Ctx, status int, notice *views.Flash, invite views.Form, link *views.InvitationLink, sso ...views.Form) error {
 	a := actor(c)
 	if err := requireOwner(a); err != nil {
 		return err // support staff: the page belongs to an account
@@ -136,6 +137,13 @@ func (h *Handlers) membersPageWith(c *fiber.Ctx, status int, notice *views.Flash
 		return err
 	}
 	v := views.Members{CSRF: csrfToken(c), Manage: a.Owns(), Roles: models.MemberRoles, InviteForm: invite, NewLink: link}
+	ssoForm := views.Form{}
+	if len(sso) > 0 {
+		ssoForm = sso[0]
+	}
+	if v.SSO, err = h.ssoSection(c, a, ssoForm); err != nil {
+		return err
+	}
 	if v.Manage {
 		if v.Invitations, err = h.pendingInvitations(c, a); err != nil {
 			return err

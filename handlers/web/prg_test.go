@@ -65,6 +65,7 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 	params["/members/invitations"] = ada.ID // any id: the GET shows the Members page
 	params["/account/passkeys"] = ada.ID    // any id: the GET shows the Passkeys section
 	params["/account/sessions"] = "anyid"   // any id: the GET shows the Sessions section
+	params["/members/sso"] = "example.com"  // any domain: the GET shows the Members page
 	// Support pages are walked by support staff.
 	e.user("help@example.com", models.RoleSupport)
 	support := e.signedIn("help@example.com")

@@ -33,7 +33,7 @@ func (h *Handlers) SignInForm(c *fiber.Ctx) error {
 	if _, u := signedIn(c); u != nil {
 		return redirect(c, "/")
 	}
-	v := views.SignIn{Next: localPath(c.Query("next")), CSRF: csrfToken(c)}
+	v := views.SignIn{Next: localPath(c.Query("next")), CSRF: csrfToken(c), SSO: h.ssoButtons()}
 	if n, ok := notices[c.Query("notice")]; ok {
 		v.Notice = &n
 	}
@@ -53,7 +53,7 @@ func (h *Handlers) SignInForm(c *fiber.Ctx) error {
 // successful sign-in hands the browser a new device cookie.
 func (h *Handlers) SignIn(c *fiber.Ctx) error {
 	form := views.Form{Values: formValues(c, "email", "next")}
-	v := views.SignIn{Form: form, Next: localPath(form.Value("next")), CSRF: csrfToken(c)}
+	v := views.SignIn{Form: form, Next: localPath(form.Value("next")), CSRF: csrfToken(c), SSO: h.ssoButtons()}
 	email := form.Value("email")
 	device, err := h.store.RecognizeDevice(c.UserContext(), c.Cookies(deviceCookie), email)
 	if err != nil {

@@ -29,6 +29,8 @@ type Config struct {
 	MailLinksOnPage bool
 	// RelyingParty is who passkeys are made for, from --base-url.
 	RelyingParty models.RelyingParty
+	// SSO is the OpenID Connect client; nil when no provider is configured.
+	SSO *SSO
 }
 
 // Handlers serves the dashboard's pages.
@@ -40,6 +42,7 @@ type Handlers struct {
 
 	mailLinksOnPage bool
 	rp              models.RelyingParty
+	sso             *SSO
 }
 
 // New returns the dashboard's handlers.
@@ -48,7 +51,7 @@ func New(cfg Config) *Handlers {
 		cfg.Log = slog.Default()
 	}
 	return &Handlers{store: cfg.Store, log: cfg.Log, limits: cfg.Limits, metrics: cfg.Metrics, mailLinksOnPage: cfg.MailLinksOnPage,
-		rp: cfg.RelyingParty}
+		rp: cfg.RelyingParty, sso: cfg.SSO}
 }
 
 // isFragment reports whether the request wants the content alone: htmx

@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zitadel/oidc/v3/example/server/exampleop"
+	"github.com/zitadel/oidc/v3/example/server/storage"
+
+	"cloudplane/e2e/browser"
+	"cloudplane/handlers/testserver"
+	"cloudplane/models/modelstest"
+)
+
+// The example OpenID provider of github.com/zitadel/oidc, in this process:
+// its users are test-user@<host> (email test-user@zitadel.ch) and
+// test-user2 (test-user2@zitadel.ch), password "verysecure", both with
+// verified emails.
+const (
+	opUser1, opUser1Email = "test-user@127.0.0.1", "test-user@zitadel.ch"
+	opUser2, opUser2Email = "test-user2", "test-user2@zitadel.ch"
+	opPassword            = "verysecure"
+)
+
+// startExampleOP serves zitadel's example provider on 127.0.0.1 and
+// returns its issuer.
+func startExampleOP(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := "http://" + ln.Addr().String()
+	router := exampleop.SetupServer(issuer, storage.NewStorage(storage.NewUserStore(issuer)), nil, false)
+	srv := &http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("example provider: %v", err)
+		}
+	}()
+	t.Cleanup(func() { _ = srv.Close() })
+	return issuer
+}
+
+// In Chromium, against a real OpenID provider: an owner signs in through
+// it at the provider's login page, links their email domain; a colleague
+// then joins the account just in time as a viewer, and the owner's
+// password is refused, pointing at single sign-on.
+func TestSSOInChromium(t *testing.T) {
+	s := need(t)
+	issuer := startExampleOP(t)
+	db, drop, err := testserver.FreshDatabase(t.TempDir(), testserver.PostgresURL(), modelstest.CreatePostgresDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = drop() })
+	srv, err := testserver.Launch(testserver.Options{Database: db, Binary: s.bin, Args: []string{
+		"--rate-limit", "off", "--oidc-issuer", issuer, "--oidc-client-id", "cloudplane-e2e",
+		"--oidc-id", "zitadel", "--oidc-name", "Zitadel"},
+		Env: []string{"CLOUDPLANE_OIDC_CLIENT_SECRET=e2e-secret"}})
+	if srv != nil {
+		t.Cleanup(func() {
+			_ = srv.Terminate(30 * time.Second)
+			_ = os.WriteFile(filepath.Join(s.shots.Dir, "sso-server.log"), []byte(srv.Logs()), 0o644)
+		})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	storage.RegisterClients(storage.WebClient("cloudplane-e2e", "e2e-secret", srv.URL+"/sso/zitadel/callback"))
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	if _, stderr, code, err := testserver.RunContext(ctx, s.bin, nil, "users", "create", "--email", opUser1Email,
+		"--password", password, "--database", db); err != nil || code != 0 {
+		t.Fatalf("users create: %d %v %s", code, err, stderr)
+	}
+
+	owner := browser.NewTab(t, s.browser, srv.URL, s.shots)
+	ssoSignIn(owner, issuer, opUser1, opUser1Email)
+	owner.Open("/members#sso")
+	owner.Fill("#sso", "Email domain", "zitadel.ch")
+	owner.Choose("#sso", "Identity provider", "zitadel")
+	owner.Choose("#sso", "Role of people who join", "viewer")
+	owner.Press("#sso", "^Link domain$")
+	owner.WaitText("main", "zitadel.ch now signs in with single sign-on")
+	owner.Shot("domain linked")
+
+	colleague := browser.NewTab(t, s.browser, srv.URL, s.shots)
+	ssoSignIn(colleague, issuer, opUser2, opUser2Email)
+	owner.Open("/members")
+	row := owner.RowWith(strings.ReplaceAll(opUser2Email, ".", `\.`))
+	if text := owner.Text(row); !strings.Contains(text, "Viewer") {
+		owner.Fail("the colleague's row says %q, want Viewer", text)
+	}
+
+	again := browser.NewTab(t, s.browser, srv.URL, s.shots)
+	again.Open("/sign-in")
+	again.Fill("main", "^Email$", opUser1Email)
+	again.Fill("main", "^Password$", password)
+	again.Press("main", "^Sign in$")
+	again.WantFieldError("main", "^Email$", "single sign-on")
+}
+
+// ssoSignIn signs b in with the provider's button, at the provider's own
+// login page, and waits for the dashboard to name the user.
+func ssoSignIn(b *browser.Tab, issuer, username, email string) {
+	b.T.Helper()
+	b.Open("/sign-in")
+	b.Press("", "^Sign in with Zitadel$")
+	b.WaitJS("the provider's login page", fmt.Sprintf(`location.href.startsWith(%s) && !!document.querySelector("#username")`,
+		browser.JS(issuer+"/login")))
+	b.Shot("provider login")
+	b.Fill("", "Username", username)
+	b.Fill("", "Password", opPassword)
+	b.Press("", "^Login$")
+	b.WaitJS("the dashboard to name "+email, fmt.Sprintf(`location.href.startsWith(%s) && textMatches("#site-header", %s)`,
+		browser.JS(b.Base+"/"), browser.JS(strings.ReplaceAll(email, ".", `\.`))))
+	b.Ready()
+}

@@ -1,0 +1,227 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// SSOIdentity ties a person at an OpenID provider (the provider's id in
+// the operator's configuration and the ID token's "sub") to a user. Email
+// is the address the provider vouched for when the identity was linked.
+type SSOIdentity struct {
+	Provider  string    `gorm:"primaryKey;size:64;not null"`
+	Subject   string    `gorm:"primaryKey;size:255;not null"`
+	UserID    string    `gorm:"size:32;not null;index:idx_sso_identities_user"`
+	Email     string    `gorm:"size:254;not null"`
+	CreatedAt time.Time `gorm:"not null;autoCreateTime:false"`
+}
+
+// SSOSignInInput is what a provider's verified ID token says about the
+// person signing in: the caller (handlers/web) has checked the token's
+// signature, issuer, audience, expiry and nonce. EmailVerified is the
+// token's email_verified claim; a provider that omits it has not verified
+// the address, as far as cloudplane is concerned. ReplacesToken, SourceIP,
+// UserAgent and Device are as for SignIn.
+type SSOSignInInput struct {
+	Provider      string
+	Subject       string
+	Email         string
+	EmailVerified bool
+	ReplacesToken string
+	SourceIP      string
+	UserAgent     string
+	Device        Device
+}
+
+// ssoRefused is a refusal of a sign-in through single sign-on, shown on
+// the callback's error page.
+func ssoRefused(msg, suggestion string) *Error {
+	return &Error{Code: CodeForbidden, Message: msg, Suggestion: suggestion}
+}
+
+// SignInSSO signs in the person a provider vouched for and starts a
+// session whose method is MethodSSOPrefix+provider (session/signed_in
+// records it). The person is, in this order:
+//   - the user their identity (provider, subject) was linked to;
+//   - else, with a verified email only, the user with that email, whose
+//     identity is linked now (user/updated, personal);
+//   - else, with a verified email in a domain linked to this provider
+//     (LinkSSODomain), a new user who joins the domain's account just in
+//     time with its default role: no password, no account of their own
+//     (user/created and member/created in that account).
+//
+// A user whose email's domain is linked to another provider must use that
+// one. A subject longer than OpenID's 255 characters is refused. Every
+// refusal is CodeForbidden; nothing is written then.
+func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, string, error) {
+	email := normalizeEmail(in.Email)
+	var f FieldErrors
+	if in.Provider == "" || in.Subject == "" || len(in.Subject) > 255 || textProblem(in.Subject, false) != "" {
+		return nil, "", ssoRefused("The identity provider did not give a usable subject (sub)",
+			"Tell your administrator: cloudplane needs a subject of at most 255 characters")
+	}
+	if validateEmail(&f, "email", email); f.Err() != nil {
+		return nil, "", ssoRefused("The identity provider did not give a usable email address",
+			"Ask your administrator to release the email scope to cloudplane")
+	}
+	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodSSOPrefix + in.Provider,
+		NewBrowser: !in.Device.knows(email)}
+	var keys string
+	sess, token, err := s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
+		u, joined, err := s.ssoUser(tx, in, email)
+		if err != nil {
+			return nil, err
+		}
+		if joined != "" {
+			keys = joined
+		}
+		if in.ReplacesToken != "" {
+			if err := tx.Where("token_hash = ?", hashSecret(in.ReplacesToken)).Delete(&Session{}).Error; err != nil {
+				return nil, err
+			}
+		}
+		return u, nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if keys != "" {
+		s.keys.forgetAccount(keys)
+	}
+	return sess, token, nil
+}
+
+// ssoUser finds, links or creates the user SignInSSO signs in, in tx. It
+// returns the account a new user joined, if any.
+func (s *Store) ssoUser(tx *gorm.DB, in SSOSignInInput, email string) (*User, string, error) {
+	var id SSOIdentity
+	err := tx.Where("provider = ? AND subject = ?", in.Provider, in.Subject).Take(&id).Error
+	if err == nil {
+		var u User
+		if err := tx.Where("id = ?", id.UserID).Take(&u).Error; err != nil {
+			return nil, "", err
+		}
+		if u.Status != UserActive {
+			return nil, "", ssoRefused("This user is deactivated", "Ask the operator to reactivate it")
+		}
+		return &u, "", s.ssoDomainAllows(tx, u.Email, in.Provider)
+	} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, "", err
+	}
+	if !in.EmailVerified {
+		return nil, "", ssoRefused("The identity provider has not verified "+email,
+			"Verify the address at your identity provider, or ask your administrator to send email_verified")
+	}
+	if err := s.ssoDomainAllows(tx, email, in.Provider); err != nil {
+		return nil, "", err
+	}
+	u, err := userByEmail(tx, email)
+	joined := ""
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		if u, joined, err = s.joinJustInTime(tx, email, in.Provider); err != nil {
+			return nil, "", err
+		}
+	case err != nil:
+		return nil, "", err
+	case u.Status != UserActive:
+		return nil, "", ssoRefused("This user is deactivated", "Ask the operator to reactivate it")
+	}
+	id = SSOIdentity{Provider: in.Provider, Subject: in.Subject, UserID: u.ID, Email: email, CreatedAt: s.Now()}
+	if err := tx.Create(&id).Error; err != nil {
+		return nil, "", err
+	}
+	if joined == "" {
+		err = s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
+			map[string]any{"sso_identity": "linked", "provider": in.Provider})
+	}
+	return u, joined, err
+}
+
+// ssoDomainAllows refuses a sign-in through provider for an email whose
+// domain is linked to another provider.
+func (s *Store) ssoDomainAllows(tx *gorm.DB, email, provider string) error {
+	d, err := ssoDomainOf(tx, email)
+	if err != nil || d == nil || d.Provider == provider {
+		return err
+	}
+	return ssoRefused("Accounts at "+d.Domain+" sign in through another identity provider",
+		"Go back to the sign-in page and choose the single sign-on of your organization")
+}
+
+// joinJustInTime creates the user for email, whose domain must be linked
+// to provider, with no usable password, and makes them a member of the
+// domain's account with its default role.
+func (s *Store) joinJustInTime(tx *gorm.DB, email, provider string) (*User, string, error) {
+	d, err := ssoDomainOf(tx, email)
+	if err != nil {
+		return nil, "", err
+	}
+	if d == nil || d.Provider != provider {
+		return nil, "", ssoRefused("No cloudplane user has the email "+email,
+			"Ask an owner of your organization's account to invite you, or to link your email domain to single sign-on")
+	}
+	if _, err := lockAccount(tx, d.AccountID); err != nil {
+		return nil, "", err
+	}
+	now := s.Now()
+	// An empty hash matches no password: this user signs in only through
+	// single sign-on (or a reset link, if their domain is ever unlinked).
+	u := &User{ID: NewID(), Email: email, Role: RoleOwner, Status: UserActive, CreatedAt: now, UpdatedAt: now}
+	joiner := Actor{UserID: u.ID, Email: email, Role: d.DefaultRole, AccountID: d.AccountID}
+	if err := tx.Create(u).Error; err != nil {
+		return nil, "", err
+	}
+	if err := s.audit(tx, joiner, d.AccountID, "user", "created", []string{lrn("user", u.ID)},
+		map[string]any{"email": email, "role": u.Role, "sso": provider}); err != nil {
+		return nil, "", err
+	}
+	if _, err := s.addMember(tx, joiner, d.AccountID, u.ID, d.DefaultRole); err != nil {
+		return nil, "", err
+	}
+	return u, d.AccountID, nil
+}
+
+// ssoDomainOf returns the linked domain of email, or nil.
+func ssoDomainOf(db *gorm.DB, email string) (*SSODomain, error) {
+	_, domain, ok := strings.Cut(normalizeEmail(email), "@")
+	if !ok || textProblem(domain, false) != "" {
+		return nil, nil
+	}
+	var d SSODomain
+	err := db.Where("domain = ?", domain).Take(&d).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	return &d, err
+}
+
+const ssoRequiredSuggestion = "Use the single sign-on button on the sign-in page"
+
+// errSSORequired refuses a password (sign-in or reset) for an address in
+// a domain linked to single sign-on, beside the email field.
+func errSSORequired(d *SSODomain) *Error {
+	msg := "belongs to " + d.Domain + ", which signs in with single sign-on: use the single sign-on button"
+	return &Error{Code: CodeForbidden, Message: "Accounts at " + d.Domain + " sign in with single sign-on",
+		Suggestion: ssoRequiredSuggestion, Fields: map[string]string{"email": msg}}
+}
+
+// IsSSORequired reports whether err refuses a password because the
+// email's domain signs in with single sign-on.
+func IsSSORequired(err error) bool {
+	e, ok := AsError(err)
+	return ok && e.Code == CodeForbidden && e.Suggestion == ssoRequiredSuggestion
+}
+
+// refuseSSODomain returns errSSORequired when email's domain is linked.
+func refuseSSODomain(db *gorm.DB, email string) error {
+	d, err := ssoDomainOf(db, email)
+	if err != nil || d == nil {
+		return err
+	}
+	return errSSORequired(d)
+}
