@@ -163,7 +163,9 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 }
 
 // DeletePasskey removes one of the actor's own passkeys and returns it;
-// another user's passkey, like an unknown id, is CodeNotFound. Records
+// another user's passkey, like an unknown id, is CodeNotFound. Their last
+// passkey is refused (CodeForbidden) while a second factor is required
+// of them and they have no TOTP: it is their second factor. Records
 // passkey/deleted.
 func (s *Store) DeletePasskey(ctx context.Context, actor Actor, id string) (*Passkey, error) {
 	if actor.UserID == "" {
@@ -174,10 +176,18 @@ func (s *Store) DeletePasskey(ctx context.Context, actor Actor, id string) (*Pas
 		if !IsID(id) {
 			return NotFound("passkey", id)
 		}
+		// Locked: two removals at once cannot each leave the other's
+		// passkey as the last one.
+		if err := lockUser(tx, actor.UserID); err != nil {
+			return translate(err)
+		}
 		err := tx.Where("id = ? AND user_id = ?", id, actor.UserID).Take(&p).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return NotFound("passkey", id)
 		} else if err != nil {
+			return err
+		}
+		if err := s.keepRequiredFactor(tx, actor.UserID); err != nil {
 			return err
 		}
 		// A concurrent delete finds no row here, so only one records it.
@@ -227,3 +237,28 @@ func (s *Store) passkeyUser(db *gorm.DB, userID string) (passkeyUser, error) {
 	}
 	return pu, nil
 }
+
+// keepRequiredFactor refuses, in tx, removing one of userID's passkeys
+// when it is their last second factor and one is required of them.
+func (s *Store) keepRequiredFactor(tx *gorm.DB, userID string) error {
+	var n int64
+	if err := tx.Model(&Passkey{}).Where("user_id = ?", userID).Count(&n).Error; err != nil || n > 1 {
+		return err
+	}
+	f, err := secondFactorsOf(tx, userID)
+	if err != nil || f.TOTP {
+		return err
+	}
+	var u User
+	if err := tx.Where("id = ?", userID).Take(&u).Error; err != nil {
+		return translate(err)
+	}
+	if must, err := s.mustHaveSecondFactor(tx, &u); err != nil || !must {
+		return err
+	}
+	return errLastRequiredPasskey
+}
+
+var errLastRequiredPasskey = &Error{Code: CodeForbidden,
+	Message:    "This is your last passkey and a second factor is required of you, so it cannot be removed",
+	Suggestion: "Add another passkey or set up two-factor authentication first"}
