@@ -88,14 +88,16 @@ func (h *Handlers) PasskeySignInOptions(c *fiber.Ctx) error {
 }
 
 // PasskeySignIn starts a session for the passkey's user in place of any
-// the browser had. A refused passkey (unknown, of a deactivated user,
+// the browser had, and hands the browser a new device cookie (its old
+// one told the domain whether the browser is new to the user). A refused passkey (unknown, of a deactivated user,
 // copied, or an expired request) is said on the sign-in page; a copied
 // one is logged too.
 func (h *Handlers) PasskeySignIn(c *fiber.Ctx) error {
 	v := views.SignIn{Next: localPath(c.FormValue("next")), CSRF: csrfToken(c)}
-	_, token, err := h.store.PasskeySignIn(c.UserContext(), h.rp, models.PasskeySignInInput{
+	sess, token, err := h.store.PasskeySignIn(c.UserContext(), h.rp, models.PasskeySignInInput{
 		Token: takePasskeyCeremony(c), Credential: []byte(c.FormValue("credential")),
-		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)})
+		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent),
+		DeviceCookie: c.Cookies(deviceCookie)})
 	if err != nil {
 		if models.IsPasskeyCloned(err) {
 			h.log.WarnContext(c.UserContext(), "passkey refused: its signature counter went back", "ip", c.IP())
@@ -108,6 +110,9 @@ func (h *Handlers) PasskeySignIn(c *fiber.Ctx) error {
 		return h.page(c, status, "Sign in", "", views.SignInPage(v))
 	}
 	startSession(c, token)
+	if u, err := h.store.User(c.UserContext(), sess.UserID); err == nil {
+		h.rememberDevice(c, u.Email)
+	}
 	if v.Next == "" {
 		v.Next = "/"
 	}

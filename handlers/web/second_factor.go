@@ -64,7 +64,14 @@ func (h *Handlers) SecondFactorForm(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) secondFactorPage(c *fiber.Ctx, status int, form views.Form) error {
-	v := views.SecondFactorStep{Form: form, CSRF: csrfToken(c)}
+	v := views.SecondFactorStep{Form: form, CSRF: csrfToken(c), TOTP: true}
+	if p, err := h.store.PendingSignInByToken(c.UserContext(), c.Cookies(pendingCookie)); err == nil {
+		f, err := h.store.UserSecondFactors(c.UserContext(), p.UserID)
+		if err != nil {
+			return err
+		}
+		v.TOTP, v.Passkey = f.TOTP || !f.Passkey, f.Passkey
+	}
 	return h.page(c, status, "Two-factor authentication", "", views.SecondFactorPage(v))
 }
 
