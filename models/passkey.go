@@ -119,6 +119,21 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 	if err != nil {
 		return nil, err
 	}
+	p, err := s.verifyRegistration(ctx, rp, *session, actor.UserID, in)
+	if err != nil {
+		return nil, err
+	}
+	err = s.write(ctx, func(tx *gorm.DB) error { return s.insertPasskey(tx, actor, p) })
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// verifyRegistration checks the browser's answer to a registration
+// ceremony of userID and returns the passkey to store: user verification
+// is required, since a passkey counts as two factors.
+func (s *Store) verifyRegistration(ctx context.Context, rp RelyingParty, session webauthn.SessionData, userID string, in AddPasskeyInput) (*Passkey, error) {
 	wa, err := rp.webAuthn()
 	if err != nil {
 		return nil, err
@@ -127,11 +142,11 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 	if err != nil {
 		return nil, refusedPasskey(err)
 	}
-	user, err := s.passkeyUser(s.read(ctx), actor.UserID)
+	user, err := s.passkeyUser(s.read(ctx), userID)
 	if err != nil {
 		return nil, err
 	}
-	cred, err := wa.CreateCredential(user, *session, parsed)
+	cred, err := wa.CreateCredential(user, session, parsed)
 	if err != nil {
 		return nil, refusedPasskey(err)
 	}
@@ -142,24 +157,22 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 	for _, t := range cred.Transport {
 		transports = append(transports, string(t))
 	}
-	p := &Passkey{ID: NewID(), UserID: actor.UserID, Name: in.Name,
+	return &Passkey{ID: NewID(), UserID: userID, Name: in.Name,
 		CredentialID: base64.RawURLEncoding.EncodeToString(cred.ID), PublicKey: cred.PublicKey,
 		SignCount: int64(cred.Authenticator.SignCount), AAGUID: hex.EncodeToString(cred.Authenticator.AAGUID),
 		Transports: truncate(strings.Join(transports, ","), 128), BackupEligible: cred.Flags.BackupEligible,
-		BackupState: cred.Flags.BackupState, UserVerified: cred.Flags.UserVerified, CreatedAt: s.Now()}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Create(p).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
-			return InvalidField("credential", "this passkey is already registered")
-		} else if err != nil {
-			return err
-		}
-		return s.auditPersonal(tx, actor, actor.UserID, "passkey", "created", []string{lrn("passkey", p.ID)},
-			map[string]any{"name": p.Name, "aaguid": p.AAGUID})
-	})
-	if err != nil {
-		return nil, err
+		BackupState: cred.Flags.BackupState, UserVerified: cred.Flags.UserVerified, CreatedAt: s.Now()}, nil
+}
+
+// insertPasskey stores p and records passkey/created, in tx.
+func (s *Store) insertPasskey(tx *gorm.DB, actor Actor, p *Passkey) error {
+	if err := tx.Create(p).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+		return InvalidField("credential", "this passkey is already registered")
+	} else if err != nil {
+		return err
 	}
-	return p, nil
+	return s.auditPersonal(tx, actor, p.UserID, "passkey", "created", []string{lrn("passkey", p.ID)},
+		map[string]any{"name": p.Name, "aaguid": p.AAGUID})
 }
 
 // DeletePasskey removes one of the actor's own passkeys and returns it;

@@ -92,26 +92,32 @@ func (s *Store) BeginPasskeyRegistration(ctx context.Context, actor Actor, rp Re
 	if actor.UserID == "" {
 		return nil, "", errNoPasskeyUser
 	}
-	wa, err := rp.webAuthn()
+	options, session, err := s.registrationOptions(ctx, rp, actor.UserID)
 	if err != nil {
 		return nil, "", err
 	}
-	user, err := s.passkeyUser(s.read(ctx), actor.UserID)
+	return s.beginCeremony(ctx, ceremonyRegister, &actor.UserID, options, session)
+}
+
+// registrationOptions makes the challenge of a new passkey for userID: a
+// discoverable credential with user verification, not one of theirs.
+func (s *Store) registrationOptions(ctx context.Context, rp RelyingParty, userID string) (*protocol.CredentialCreation, *webauthn.SessionData, error) {
+	wa, err := rp.webAuthn()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
+	}
+	user, err := s.passkeyUser(s.read(ctx), userID)
+	if err != nil {
+		return nil, nil, err
 	}
 	exclude := make([]protocol.CredentialDescriptor, 0, len(user.creds))
 	for _, c := range user.creds {
 		exclude = append(exclude, c.Descriptor())
 	}
 	required := true
-	options, session, err := wa.BeginRegistration(user, webauthn.WithExclusions(exclude),
+	return wa.BeginRegistration(user, webauthn.WithExclusions(exclude),
 		webauthn.WithAuthenticatorSelection(protocol.AuthenticatorSelection{RequireResidentKey: &required,
 			ResidentKey: protocol.ResidentKeyRequirementRequired, UserVerification: protocol.VerificationRequired}))
-	if err != nil {
-		return nil, "", err
-	}
-	return s.beginCeremony(ctx, ceremonyRegister, &actor.UserID, options, session)
 }
 
 // BeginPasskeySignIn returns the options for navigator.credentials.get

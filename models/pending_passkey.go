@@ -79,3 +79,63 @@ func (s *Store) CompletePendingPasskey(ctx context.Context, rp RelyingParty, tok
 	}
 	return &SignedIn{Session: sess, Token: stoken, Next: p.NextPath}, nil
 }
+
+// BeginPendingPasskeyEnrolment returns the options for
+// navigator.credentials.create for a user half signed in to enrol
+// (PendingEnrol): a new passkey meets an account's requirement as TOTP
+// does. The ceremony is bound to the pending sign-in, as
+// BeginPendingPasskey's is.
+func (s *Store) BeginPendingPasskeyEnrolment(ctx context.Context, rp RelyingParty, token string) ([]byte, error) {
+	p, err := s.PendingSignInByToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if p.Reason != PendingEnrol {
+		return nil, errPendingInvalid
+	}
+	options, session, err := s.registrationOptions(ctx, rp, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return s.storeCeremony(ctx, pendingCeremonyToken(token), ceremonyRegister, &p.UserID, options, session)
+}
+
+// CompletePendingPasskeyEnrolment stores the passkey the browser made
+// for BeginPendingPasskeyEnrolment's options under in.Name (in.Token is
+// ignored: the ceremony is the pending sign-in's) and starts the
+// session, "<method>+passkey", in one transaction with passkey/created.
+// Attempts count as CompletePendingEnrolment's do; refusals are
+// AddPasskey's.
+func (s *Store) CompletePendingPasskeyEnrolment(ctx context.Context, rp RelyingParty, token string, in AddPasskeyInput) (*SignedIn, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := s.countPendingAttempt(ctx, token, PendingEnrol)
+	if err != nil {
+		return nil, err
+	}
+	session, err := s.takeCeremony(ctx, pendingCeremonyToken(token), ceremonyRegister, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	key, err := s.verifyRegistration(ctx, rp, *session, p.UserID, in)
+	if err != nil {
+		return nil, err
+	}
+	origin := SessionOrigin{SourceIP: p.SourceIP, UserAgent: p.UserAgent, NewBrowser: p.NewBrowser,
+		Method: p.Method + "+" + FactorPasskey}
+	sess, stoken, err := s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
+		u, err := s.takePending(tx, token)
+		if err != nil {
+			return nil, err
+		}
+		if u.ID != key.UserID {
+			return nil, errPendingInvalid
+		}
+		return u, s.insertPasskey(tx, u.Actor(), key)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SignedIn{Session: sess, Token: stoken, Next: p.NextPath}, nil
+}

@@ -184,6 +184,7 @@ func TestResetSecondFactorRemovesPasskeys(t *testing.T) {
 	u, _ := modelstest.Owner(t, store, "ada@example.com")
 	enrol(t, store, clock, u.Actor())
 	addPasskey(t, store, u.Actor(), "Laptop")
+	clock.Advance(time.Second) // the names are listed oldest first
 	addPasskey(t, store, u.Actor(), "Phone")
 	halfSignIn(t, store, "ada@example.com", models.PendingSecondFactor)
 	if err := store.ResetSecondFactor(ctx, models.OperatorActor, "ada@example.com"); err != nil {
@@ -233,5 +234,48 @@ func TestPasskeySignInNewBrowser(t *testing.T) {
 			t.Fatalf("cookie %q: %d mails, want %d", tc.cookie, n, tc.want)
 		}
 		clock.Advance(time.Minute)
+	}
+}
+
+// A member an account requires to have a second factor may enrol a
+// passkey instead of TOTP: the session starts with it ("password+passkey"),
+// the passkey is stored and recorded, and it is their second step from
+// then on.
+func TestPendingEnrolmentWithAPasskey(t *testing.T) {
+	ctx := context.Background()
+	store, clock := twoFactorStore(t)
+	owner, _ := modelstest.Owner(t, store, "ada@example.com")
+	if err := store.SetRequireSecondFactor(ctx, owner.Actor(), true); err != nil {
+		t.Fatal(err)
+	}
+	member, _ := modelstest.Member(t, store, owner.Actor(), "bob@example.com", models.RoleMember)
+	pending := halfSignIn(t, store, "bob@example.com", models.PendingEnrol)
+	if _, err := store.BeginPendingPasskey(ctx, testRP, pending); !models.IsPendingInvalid(err) {
+		t.Fatalf("second-step options for an enrolment: %v", err)
+	}
+	options, err := store.BeginPendingPasskeyEnrolment(ctx, testRP, pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := modelstest.NewAuthenticator(t, testRP.Origin)
+	cred := auth.Register(t, options)
+	if _, err := store.CompletePendingPasskeyEnrolment(ctx, testRP, pending, models.AddPasskeyInput{Name: "", Credential: cred}); models.ErrorCode(err) != models.CodeInvalidParameters {
+		t.Fatalf("no name: %v", err)
+	}
+	done, err := store.CompletePendingPasskeyEnrolment(ctx, testRP, pending, models.AddPasskeyInput{Name: "Phone", Credential: cred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Session.AuthMethod != "password+passkey" || done.Session.UserID != member.UserID || done.Next != "/api-keys" {
+		t.Fatalf("session %+v next %q", done.Session, done.Next)
+	}
+	evs := modelstest.PersonalEvents(t, store, member.UserID, 2)
+	if evs[1].ResourceName != "passkey" || evs[1].Action != "created" || evs[0].Action != "signed_in" {
+		t.Fatalf("events %s/%s, %s", evs[1].ResourceName, evs[1].Action, evs[0].Action)
+	}
+	clock.Advance(time.Minute)
+	next := halfSignIn(t, store, "bob@example.com", models.PendingSecondFactor)
+	if _, err := pendingPasskey(t, store, next, auth); err != nil {
+		t.Fatalf("the enrolled passkey as second step: %v", err)
 	}
 }
