@@ -36,6 +36,8 @@ type Enrol struct {
 	Enrolment TOTPEnrolment
 	Form      Form
 	CSRF      string
+	// Passkey is the "add a passkey instead" form's state.
+	Passkey Form
 }
 
 // RecoveryCodes shows new recovery codes once, then goes on to Next.

@@ -265,3 +265,35 @@ func TestNewBrowserMailForEveryWayOfSigningIn(t *testing.T) {
 		}
 	})
 }
+
+// A member an account requires to have a second factor may add a passkey
+// on the enrol step instead of an authenticator app: the session starts
+// with it, and it is their second step from then on.
+func TestEnrolWithAPasskey(t *testing.T) {
+	e := newEnv(t, withPasskeys())
+	owner := e.owner("ada@example.com")
+	e.withTOTP(owner)
+	if err := e.store.SetRequireSecondFactor(t.Context(), owner.Actor(), true); err != nil {
+		t.Fatal(err)
+	}
+	modelstest.Member(t, e.store, owner.Actor(), "bob@example.com", models.RoleMember)
+	b := e.browser()
+	b.get("/sign-in?next=/members")
+	b.post("/sign-in", url.Values{"email": {"bob@example.com"}, "password": {password}, "next": {"/members"}}).
+		redirectsTo("/sign-in/enrol")
+	b.get("/sign-in/enrol").expect(http.StatusOK).contains("Or add a passkey", `data-passkey-options="/sign-in/enrol/passkey/options"`)
+	b.get("/sign-in/enrol/passkey").redirectsTo("/sign-in/enrol")
+	options := b.post("/sign-in/enrol/passkey/options", nil).expect(http.StatusOK)
+	auth := modelstest.NewAuthenticator(t, webRP.Origin)
+	cred := string(auth.Register(t, []byte(options.Body)))
+	b.post("/sign-in/enrol/passkey", url.Values{"name": {""}, "credential": {cred}}).
+		expect(http.StatusUnprocessableEntity).fieldError("name", "Passkey name is required.")
+	b.post("/sign-in/enrol/passkey", url.Values{"name": {"Phone"}, "credential": {cred}}).redirectsTo("/members")
+	b.get("/members").expect(http.StatusOK).contains("bob@example.com")
+	b.get("/account").expect(http.StatusOK).contains("Phone")
+	b.get("/").expect(http.StatusOK)
+	b.post("/sign-out", nil)
+	e.clock.Advance(time.Minute)
+	b.signIn("bob@example.com", password).redirectsTo("/sign-in/second-factor")
+	b.passkeyStep(auth).redirectsTo("/")
+}
