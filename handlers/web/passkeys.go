@@ -47,10 +47,16 @@ func (h *Handlers) AddPasskey(c *fiber.Ctx) error {
 }
 
 // DeletePasskey removes one of the signed-in user's passkeys; any other
-// id is not found.
+// id is not found. A refusal (the last passkey, when it is the second
+// factor required of the user) is said in the section.
 func (h *Handlers) DeletePasskey(c *fiber.Ctx) error {
 	p, err := h.store.DeletePasskey(c.UserContext(), actor(c), c.Params("id"))
-	if err != nil {
+	if e, ok := models.AsError(err); ok && e.Code == models.CodeForbidden {
+		var form views.Form
+		status, _ := passkeyRefusal(err, &form)
+		showAt(c, "/account")
+		return h.accountPage(c, status, accountForms{passkeys: form})
+	} else if err != nil {
 		return err
 	}
 	if err := h.flash(c, "Passkey “"+p.Name+"” removed."); err != nil {

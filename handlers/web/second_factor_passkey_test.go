@@ -141,7 +141,8 @@ func TestRequiredSecondFactorMetByAPasskey(t *testing.T) {
 	c.signIn("bob@example.com", password).redirectsTo("/sign-in/second-factor")
 	c.passkeyStep(auth).redirectsTo("/")
 	c.get("/account").expect(http.StatusOK)
-	c.post("/account/passkeys/"+p.ID+"/delete", nil).expect(http.StatusForbidden)
+	c.post("/account/passkeys/"+p.ID+"/delete", nil).expect(http.StatusForbidden).
+		contains(`id="passkeys"`, "This is your last passkey and a second factor is required of you")
 	var n int64
 	e.store.DB().Model(&models.Passkey{}).Where("id = ?", p.ID).Count(&n)
 	if n != 1 {
