@@ -174,3 +174,41 @@ func TestPasskeys(t *testing.T) {
 	b.WaitText("#passkeys", "No passkeys yet")
 	b.Shot("passkey removed")
 }
+
+// An account that requires a second factor lets a user without one meet
+// it with a passkey made on the enrol step; that passkey is their second
+// step from then on.
+func TestPasskeyEnrolWhenRequired(t *testing.T) {
+	s := need(t)
+	base, o := s.passkeyServer(t)
+	b := &tab{Tab: browser.NewTab(t, s.browser, base, s.shots), s: s}
+	if _, err := chromedp.Call(b.Ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		b.Fail("enable WebAuthn in the tab: %v", err)
+	}
+	b.virtualAuthenticator()
+	passwordStep := func() {
+		b.Open("/sign-in")
+		b.Fill("main", "^Email$", o.email)
+		b.Fill("main", "^Password$", o.password)
+		b.Press("main", "^Sign in$")
+	}
+
+	b.signIn(o)
+	b.Open("/account")
+	b.Press("#two-factor", "^Require it of every member$")
+	b.WaitText("#two-factor", "requires two-factor authentication of every member")
+	b.signOut()
+
+	passwordStep()
+	b.WaitText("main", "Or add a passkey")
+	b.Fill("main", "^Passkey name", "Virtual key")
+	b.Press("main", "^Add a passkey and sign in$")
+	b.signedInAs(o)
+	b.Shot("enrolled a passkey at sign-in")
+	b.signOut()
+
+	passwordStep()
+	b.WaitText("main", "Confirm it is you with one of your passkeys")
+	b.Press("main", "^Use a passkey$")
+	b.signedInAs(o)
+}
