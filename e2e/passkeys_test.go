@@ -99,9 +99,9 @@ func (b *tab) signOut() {
 	b.Ready()
 }
 
-// A passkey added on the account page signs its user in alone and is
-// removed there; a copy of it whose signature counter is behind the
-// real one's is refused.
+// A passkey added on the account page signs its user in alone, is the
+// second step after the password, and is removed there; a copy of it
+// whose signature counter is behind the real one's is refused.
 func TestPasskeys(t *testing.T) {
 	s := need(t)
 	base, o := s.passkeyServer(t)
@@ -150,10 +150,65 @@ func TestPasskeys(t *testing.T) {
 	b.WaitText("main", "signature counter went back")
 	b.Shot("cloned passkey refused")
 
-	b.signIn(o)
+	// The key again, its counter ahead: after the password it is the
+	// second step (a passkey is a second factor).
+	if _, err := chromedp.Call(b.Ctx, webauthn.RemoveVirtualAuthenticator,
+		webauthn.RemoveVirtualAuthenticatorParams{AuthenticatorID: clone}); err != nil {
+		b.Fail("remove the clone: %v", err)
+	}
+	copied.SignCount = cred.SignCount + 10
+	if _, err := chromedp.Call(b.Ctx, addCredential, addCredentialParams{AuthenticatorID: b.virtualAuthenticator(), Credential: copied}); err != nil {
+		b.Fail("add the credential back: %v", err)
+	}
+	b.Open("/sign-in")
+	b.Fill("main", "^Email$", o.email)
+	b.Fill("main", "^Password$", o.password)
+	b.Press("main", "^Sign in$")
+	b.WaitText("main", "Confirm it is you with one of your passkeys")
+	b.Press("main", "^Use a passkey$")
+	b.signedInAs(o)
+	b.Shot("signed in with password and passkey")
 	b.Open("/account")
 	b.Press("#passkeys", "^Remove Virtual key$")
 	b.WaitText("#flash", "Passkey “Virtual key” removed")
 	b.WaitText("#passkeys", "No passkeys yet")
 	b.Shot("passkey removed")
+}
+
+// An account that requires a second factor lets a user without one meet
+// it with a passkey made on the enrol step; that passkey is their second
+// step from then on.
+func TestPasskeyEnrolWhenRequired(t *testing.T) {
+	s := need(t)
+	base, o := s.passkeyServer(t)
+	b := &tab{Tab: browser.NewTab(t, s.browser, base, s.shots), s: s}
+	if _, err := chromedp.Call(b.Ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		b.Fail("enable WebAuthn in the tab: %v", err)
+	}
+	b.virtualAuthenticator()
+	passwordStep := func() {
+		b.Open("/sign-in")
+		b.Fill("main", "^Email$", o.email)
+		b.Fill("main", "^Password$", o.password)
+		b.Press("main", "^Sign in$")
+	}
+
+	b.signIn(o)
+	b.Open("/account")
+	b.Press("#two-factor", "^Require it of every member$")
+	b.WaitText("#two-factor", "requires two-factor authentication of every member")
+	b.signOut()
+
+	passwordStep()
+	b.WaitText("main", "Or add a passkey")
+	b.Fill("main", "^Passkey name", "Virtual key")
+	b.Press("main", "^Add a passkey and sign in$")
+	b.signedInAs(o)
+	b.Shot("enrolled a passkey at sign-in")
+	b.signOut()
+
+	passwordStep()
+	b.WaitText("main", "Confirm it is you with one of your passkeys")
+	b.Press("main", "^Use a passkey$")
+	b.signedInAs(o)
 }

@@ -135,8 +135,16 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/sign-in", w.SignIn)
 	app.Get("/sign-in/second-factor", w.SecondFactorForm)
 	app.Post("/sign-in/second-factor", w.SecondFactor)
+	app.Get("/sign-in/second-factor/passkey", web.SecondStepPasskeyFormPage)
+	app.Get("/sign-in/second-factor/passkey/options", web.SecondStepPasskeyFormPage)
+	app.Post("/sign-in/second-factor/passkey/options", w.SecondStepPasskeyOptions)
+	app.Post("/sign-in/second-factor/passkey", w.SecondStepPasskey)
 	app.Get("/sign-in/enrol", w.EnrolForm)
 	app.Post("/sign-in/enrol", w.Enrol)
+	app.Get("/sign-in/enrol/passkey", web.EnrolPasskeyFormPage)
+	app.Get("/sign-in/enrol/passkey/options", web.EnrolPasskeyFormPage)
+	app.Post("/sign-in/enrol/passkey/options", w.EnrolPasskeyOptions)
+	app.Post("/sign-in/enrol/passkey", w.EnrolPasskey)
 	app.Post("/sign-out", web.RequireUser, w.SignOut)
 	// Passkeys: the script fetches options (JSON), then posts the form
 	// with the browser's answer; their GETs show the form's page.

@@ -119,6 +119,21 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 	if err != nil {
 		return nil, err
 	}
+	p, err := s.verifyRegistration(ctx, rp, *session, actor.UserID, in)
+	if err != nil {
+		return nil, err
+	}
+	err = s.write(ctx, func(tx *gorm.DB) error { return s.insertPasskey(tx, actor, p) })
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// verifyRegistration checks the browser's answer to a registration
+// ceremony of userID and returns the passkey to store: user verification
+// is required, since a passkey counts as two factors.
+func (s *Store) verifyRegistration(ctx context.Context, rp RelyingParty, session webauthn.SessionData, userID string, in AddPasskeyInput) (*Passkey, error) {
 	wa, err := rp.webAuthn()
 	if err != nil {
 		return nil, err
@@ -127,11 +142,11 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 	if err != nil {
 		return nil, refusedPasskey(err)
 	}
-	user, err := s.passkeyUser(s.read(ctx), actor.UserID)
+	user, err := s.passkeyUser(s.read(ctx), userID)
 	if err != nil {
 		return nil, err
 	}
-	cred, err := wa.CreateCredential(user, *session, parsed)
+	cred, err := wa.CreateCredential(user, session, parsed)
 	if err != nil {
 		return nil, refusedPasskey(err)
 	}
@@ -142,28 +157,28 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 	for _, t := range cred.Transport {
 		transports = append(transports, string(t))
 	}
-	p := &Passkey{ID: NewID(), UserID: actor.UserID, Name: in.Name,
+	return &Passkey{ID: NewID(), UserID: userID, Name: in.Name,
 		CredentialID: base64.RawURLEncoding.EncodeToString(cred.ID), PublicKey: cred.PublicKey,
 		SignCount: int64(cred.Authenticator.SignCount), AAGUID: hex.EncodeToString(cred.Authenticator.AAGUID),
 		Transports: truncate(strings.Join(transports, ","), 128), BackupEligible: cred.Flags.BackupEligible,
-		BackupState: cred.Flags.BackupState, UserVerified: cred.Flags.UserVerified, CreatedAt: s.Now()}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Create(p).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
-			return InvalidField("credential", "this passkey is already registered")
-		} else if err != nil {
-			return err
-		}
-		return s.auditPersonal(tx, actor, actor.UserID, "passkey", "created", []string{lrn("passkey", p.ID)},
-			map[string]any{"name": p.Name, "aaguid": p.AAGUID})
-	})
-	if err != nil {
-		return nil, err
+		BackupState: cred.Flags.BackupState, UserVerified: cred.Flags.UserVerified, CreatedAt: s.Now()}, nil
+}
+
+// insertPasskey stores p and records passkey/created, in tx.
+func (s *Store) insertPasskey(tx *gorm.DB, actor Actor, p *Passkey) error {
+	if err := tx.Create(p).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+		return InvalidField("credential", "this passkey is already registered")
+	} else if err != nil {
+		return err
 	}
-	return p, nil
+	return s.auditPersonal(tx, actor, p.UserID, "passkey", "created", []string{lrn("passkey", p.ID)},
+		map[string]any{"name": p.Name, "aaguid": p.AAGUID})
 }
 
 // DeletePasskey removes one of the actor's own passkeys and returns it;
-// another user's passkey, like an unknown id, is CodeNotFound. Records
+// another user's passkey, like an unknown id, is CodeNotFound. Their last
+// passkey is refused (CodeForbidden) while a second factor is required
+// of them and they have no TOTP: it is their second factor. Records
 // passkey/deleted.
 func (s *Store) DeletePasskey(ctx context.Context, actor Actor, id string) (*Passkey, error) {
 	if actor.UserID == "" {
@@ -174,10 +189,18 @@ func (s *Store) DeletePasskey(ctx context.Context, actor Actor, id string) (*Pas
 		if !IsID(id) {
 			return NotFound("passkey", id)
 		}
+		// Locked: two removals at once cannot each leave the other's
+		// passkey as the last one.
+		if err := lockUser(tx, actor.UserID); err != nil {
+			return translate(err)
+		}
 		err := tx.Where("id = ? AND user_id = ?", id, actor.UserID).Take(&p).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return NotFound("passkey", id)
 		} else if err != nil {
+			return err
+		}
+		if err := s.keepRequiredFactor(tx, actor.UserID); err != nil {
 			return err
 		}
 		// A concurrent delete finds no row here, so only one records it.
@@ -227,3 +250,28 @@ func (s *Store) passkeyUser(db *gorm.DB, userID string) (passkeyUser, error) {
 	}
 	return pu, nil
 }
+
+// keepRequiredFactor refuses, in tx, removing one of userID's passkeys
+// when it is their last second factor and one is required of them.
+func (s *Store) keepRequiredFactor(tx *gorm.DB, userID string) error {
+	var n int64
+	if err := tx.Model(&Passkey{}).Where("user_id = ?", userID).Count(&n).Error; err != nil || n > 1 {
+		return err
+	}
+	f, err := secondFactorsOf(tx, userID)
+	if err != nil || f.TOTP {
+		return err
+	}
+	var u User
+	if err := tx.Where("id = ?", userID).Take(&u).Error; err != nil {
+		return translate(err)
+	}
+	if must, err := s.mustHaveSecondFactor(tx, &u); err != nil || !must {
+		return err
+	}
+	return errLastRequiredPasskey
+}
+
+var errLastRequiredPasskey = &Error{Code: CodeForbidden,
+	Message:    "This is your last passkey and a second factor is required of you, so it cannot be removed",
+	Suggestion: "Add another passkey or set up two-factor authentication first"}

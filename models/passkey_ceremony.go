@@ -92,26 +92,32 @@ func (s *Store) BeginPasskeyRegistration(ctx context.Context, actor Actor, rp Re
 	if actor.UserID == "" {
 		return nil, "", errNoPasskeyUser
 	}
-	wa, err := rp.webAuthn()
+	options, session, err := s.registrationOptions(ctx, rp, actor.UserID)
 	if err != nil {
 		return nil, "", err
 	}
-	user, err := s.passkeyUser(s.read(ctx), actor.UserID)
+	return s.beginCeremony(ctx, ceremonyRegister, &actor.UserID, options, session)
+}
+
+// registrationOptions makes the challenge of a new passkey for userID: a
+// discoverable credential with user verification, not one of theirs.
+func (s *Store) registrationOptions(ctx context.Context, rp RelyingParty, userID string) (*protocol.CredentialCreation, *webauthn.SessionData, error) {
+	wa, err := rp.webAuthn()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
+	}
+	user, err := s.passkeyUser(s.read(ctx), userID)
+	if err != nil {
+		return nil, nil, err
 	}
 	exclude := make([]protocol.CredentialDescriptor, 0, len(user.creds))
 	for _, c := range user.creds {
 		exclude = append(exclude, c.Descriptor())
 	}
 	required := true
-	options, session, err := wa.BeginRegistration(user, webauthn.WithExclusions(exclude),
+	return wa.BeginRegistration(user, webauthn.WithExclusions(exclude),
 		webauthn.WithAuthenticatorSelection(protocol.AuthenticatorSelection{RequireResidentKey: &required,
 			ResidentKey: protocol.ResidentKeyRequirementRequired, UserVerification: protocol.VerificationRequired}))
-	if err != nil {
-		return nil, "", err
-	}
-	return s.beginCeremony(ctx, ceremonyRegister, &actor.UserID, options, session)
 }
 
 // BeginPasskeySignIn returns the options for navigator.credentials.get
@@ -137,10 +143,16 @@ type PasskeySignInInput struct {
 	ReplacesToken string
 	SourceIP      string
 	UserAgent     string
+	// DeviceCookie is the browser's device cookie as sent, checked
+	// (RecognizeDevice) once the passkey names the user: without one for
+	// that login the browser is new and the user is mailed.
+	DeviceCookie string
 }
 
 // PasskeySignIn verifies a discoverable assertion and starts a session
-// with Method MethodPasskey (session/signed_in records it). An unknown
+// with Method MethodPasskey (session/signed_in records it); from a
+// browser without the user's device cookie it queues the new sign-in
+// mail (newBrowserMail). An unknown
 // credential, a deactivated user, a bad signature, or an expired or
 // already answered ceremony is CodeForbidden; a signature counter that
 // does not advance is refused too (IsPasskeyCloned) and recorded as
@@ -154,7 +166,12 @@ func (s *Store) PasskeySignIn(ctx context.Context, rp RelyingParty, in PasskeySi
 	if err != nil {
 		return nil, "", err
 	}
-	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodPasskey}
+	device, err := s.RecognizeDevice(ctx, in.DeviceCookie, used.user.Email)
+	if err != nil {
+		return nil, "", err
+	}
+	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodPasskey,
+		NewBrowser: !device.knows(used.user.Email)}
 	return s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
 		if err := s.recordPasskeyUse(tx, used); err != nil {
 			return nil, err
@@ -174,22 +191,28 @@ func (s *Store) PasskeySignIn(ctx context.Context, rp RelyingParty, in PasskeySi
 // FinishPasskeyCheck takes: for a second step of sign-in or a
 // re-authentication. A user without a passkey is CodeNotFound.
 func (s *Store) BeginPasskeyCheck(ctx context.Context, rp RelyingParty, userID string) ([]byte, string, error) {
-	wa, err := rp.webAuthn()
-	if err != nil {
-		return nil, "", err
-	}
-	user, err := s.passkeyUser(s.read(ctx), userID)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(user.creds) == 0 {
-		return nil, "", Errorf(CodeNotFound, "This user has no passkey")
-	}
-	options, session, err := wa.BeginLogin(user, webauthn.WithUserVerification(protocol.VerificationRequired))
+	options, session, err := s.passkeyCheckOptions(ctx, rp, userID)
 	if err != nil {
 		return nil, "", err
 	}
 	return s.beginCeremony(ctx, ceremonyCheck, &userID, options, session)
+}
+
+// passkeyCheckOptions makes the challenge of a check of userID's
+// passkeys: theirs only, user verification required.
+func (s *Store) passkeyCheckOptions(ctx context.Context, rp RelyingParty, userID string) (*protocol.CredentialAssertion, *webauthn.SessionData, error) {
+	wa, err := rp.webAuthn()
+	if err != nil {
+		return nil, nil, err
+	}
+	user, err := s.passkeyUser(s.read(ctx), userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(user.creds) == 0 {
+		return nil, nil, Errorf(CodeNotFound, "This user has no passkey")
+	}
+	return wa.BeginLogin(user, webauthn.WithUserVerification(protocol.VerificationRequired))
 }
 
 // FinishPasskeyCheck verifies the browser's answer to BeginPasskeyCheck's
@@ -212,27 +235,37 @@ func (s *Store) FinishPasskeyCheck(ctx context.Context, rp RelyingParty, userID,
 // beginCeremony stores the challenge and returns the options as JSON and
 // the ceremony's token. Expired ceremonies are dropped on the way.
 func (s *Store) beginCeremony(ctx context.Context, purpose string, userID *string, options any, session *webauthn.SessionData) ([]byte, string, error) {
-	opts, err := json.Marshal(options)
+	token := randomHex(32)
+	opts, err := s.storeCeremony(ctx, token, purpose, userID, options, session)
 	if err != nil {
 		return nil, "", err
+	}
+	return opts, token, nil
+}
+
+// storeCeremony stores the challenge under token, in place of any
+// ceremony that token had, and returns the options as JSON.
+func (s *Store) storeCeremony(ctx context.Context, token, purpose string, userID *string, options any, session *webauthn.SessionData) ([]byte, error) {
+	opts, err := json.Marshal(options)
+	if err != nil {
+		return nil, err
 	}
 	data, err := json.Marshal(session)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	token := randomHex(32)
 	now := s.Now()
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("expires_at < ?", now).Delete(&PasskeyCeremony{}).Error; err != nil {
+		if err := tx.Where("expires_at < ? OR id = ?", now, hashSecret(token)).Delete(&PasskeyCeremony{}).Error; err != nil {
 			return err
 		}
 		return tx.Create(&PasskeyCeremony{ID: hashSecret(token), Purpose: purpose, UserID: userID,
 			SessionData: string(data), ExpiresAt: now.Add(PasskeyCeremonyTTL)}).Error
 	})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return opts, token, nil
+	return opts, nil
 }
 
 // takeCeremony deletes the token's ceremony, in a transaction of its own

@@ -67,7 +67,8 @@ type SecondFactorState struct {
 	// RecoveryCodesLeft counts the unused recovery codes.
 	RecoveryCodesLeft int
 	// Required says an account of theirs (or support staff's rule)
-	// requires a second factor, so it cannot be turned off.
+	// requires a second factor and they have no passkey, so TOTP cannot
+	// be turned off.
 	Required bool
 }
 
@@ -112,6 +113,14 @@ func (s *Store) SecondFactorStatus(ctx context.Context, actor Actor) (*SecondFac
 	}
 	if out.Required, err = s.mustHaveSecondFactor(db, &u); err != nil {
 		return nil, err
+	}
+	if out.Required {
+		// With a passkey, TOTP may go: the passkey is their second factor.
+		f, err := secondFactorsOf(db, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		out.Required = !f.Passkey
 	}
 	return &out, nil
 }
@@ -213,7 +222,8 @@ func (s *Store) confirmEnrolment(tx *gorm.DB, actor Actor, userID, code string) 
 
 // DisableSecondFactor turns the signed-in user's second factor off and
 // deletes their recovery codes, given a current code (TOTP or recovery)
-// as proof. It is refused while an account of theirs requires one.
+// as proof. It is refused while an account of theirs requires a second
+// factor and they have no passkey, which would be their second factor.
 // Records user/second_factor_disabled.
 func (s *Store) DisableSecondFactor(ctx context.Context, actor Actor, code string) error {
 	return s.write(ctx, func(tx *gorm.DB) error {
@@ -224,8 +234,13 @@ func (s *Store) DisableSecondFactor(ctx context.Context, actor Actor, code strin
 		if req, err := s.mustHaveSecondFactor(tx, &u); err != nil {
 			return err
 		} else if req {
-			return &Error{Code: CodeForbidden, Message: "A second factor is required of you, so it cannot be turned off",
-				Suggestion: "Ask the operator to reset it if you lost your authenticator"}
+			// A passkey left behind is a second factor too.
+			if f, err := secondFactorsOf(tx, u.ID); err != nil {
+				return err
+			} else if !f.Passkey {
+				return &Error{Code: CodeForbidden, Message: "A second factor is required of you, so it cannot be turned off",
+					Suggestion: "Add a passkey first, or ask the operator to reset it if you lost your authenticator"}
+			}
 		}
 		if _, err := s.checkSecondFactor(tx, actor, actor.UserID, code); err != nil {
 			return err
@@ -272,9 +287,11 @@ func (s *Store) VerifySecondFactor(ctx context.Context, actor Actor, code string
 	return kind, err
 }
 
-// ResetSecondFactor removes the second factor and recovery codes of the
-// user with email: the operator's way back in for someone who lost their
-// authenticator. Operator only. Records user/second_factor_reset.
+// ResetSecondFactor removes the second factor, recovery codes and
+// passkeys of the user with email, in one transaction: the operator's way
+// back in for someone who lost their authenticator or their passkeys.
+// Operator only. Records user/second_factor_reset, with the passkeys
+// removed.
 func (s *Store) ResetSecondFactor(ctx context.Context, actor Actor, email string) error {
 	if !actor.Operator {
 		return Errorf(CodeForbidden, "Only the operator can reset a second factor")
@@ -287,11 +304,20 @@ func (s *Store) ResetSecondFactor(ctx context.Context, actor Actor, email string
 		if err := removeSecondFactor(tx, u.ID); err != nil {
 			return err
 		}
-		if err := tx.Where("user_id = ?", u.ID).Delete(&PendingSignIn{}).Error; err != nil {
+		var names []string
+		if err := tx.Model(&Passkey{}).Where("user_id = ?", u.ID).Order("created_at, id").Pluck("name", &names).Error; err != nil {
 			return err
 		}
+		for _, m := range []any{&Passkey{}, &PasskeyCeremony{}, &PendingSignIn{}} {
+			if err := tx.Where("user_id = ?", u.ID).Delete(m).Error; err != nil {
+				return err
+			}
+		}
+		if names == nil {
+			names = []string{}
+		}
 		return s.auditPersonal(tx, actor, u.ID, "user", "second_factor_reset", []string{lrn("user", u.ID)},
-			map[string]any{"second_factor": "removed with its recovery codes"})
+			map[string]any{"second_factor": "removed with its recovery codes", "passkeys_removed": names})
 	})
 }
 
@@ -303,12 +329,36 @@ func removeSecondFactor(tx *gorm.DB, userID string) error {
 }
 
 // userHasSecondFactor reports whether userID has a second factor that a
-// sign-in must ask for: a confirmed TOTP authenticator. (Passkeys join
-// here.)
+// sign-in must ask for: a confirmed TOTP authenticator or a passkey.
 func userHasSecondFactor(db *gorm.DB, userID string) (bool, error) {
+	f, err := secondFactorsOf(db, userID)
+	return f.TOTP || f.Passkey, err
+}
+
+// SecondFactors says which second factors a user has, for the second
+// step of sign-in to offer each.
+type SecondFactors struct {
+	TOTP    bool // a confirmed authenticator (and its recovery codes)
+	Passkey bool // at least one passkey
+}
+
+// UserSecondFactors returns which second factors userID has.
+func (s *Store) UserSecondFactors(ctx context.Context, userID string) (SecondFactors, error) {
+	return secondFactorsOf(s.read(ctx), userID)
+}
+
+func secondFactorsOf(db *gorm.DB, userID string) (SecondFactors, error) {
+	var out SecondFactors
 	var n int64
-	err := db.Model(&SecondFactor{}).Where("user_id = ? AND confirmed = ?", userID, true).Count(&n).Error
-	return n > 0, err
+	if err := db.Model(&SecondFactor{}).Where("user_id = ? AND confirmed = ?", userID, true).Count(&n).Error; err != nil {
+		return out, err
+	}
+	out.TOTP = n > 0
+	if err := db.Model(&Passkey{}).Where("user_id = ?", userID).Count(&n).Error; err != nil {
+		return out, err
+	}
+	out.Passkey = n > 0
+	return out, nil
 }
 
 // mustHaveSecondFactor reports whether u must have a second factor: as

@@ -80,11 +80,12 @@ func (s *Store) useRecoveryCode(tx *gorm.DB, actor Actor, userID, code string) e
 	if len(norm) != 16 {
 		return errBadSecondFactorCode
 	}
-	has, err := userHasSecondFactor(tx, userID)
+	// Recovery codes stand in for the authenticator app, not a passkey.
+	f, err := secondFactorsOf(tx, userID)
 	if err != nil {
 		return err
 	}
-	if !has {
+	if !f.TOTP {
 		return errBadSecondFactorCode
 	}
 	res := tx.Model(&RecoveryCode{}).Where("user_id = ? AND code_hash = ? AND used_at IS NULL", userID, hashSecret(norm)).

@@ -24,6 +24,10 @@ type TwoFactor struct {
 type SecondFactorStep struct {
 	Form Form
 	CSRF string
+	// TOTP offers the code form, Passkey "Use a passkey": each when the
+	// user has that factor.
+	TOTP    bool
+	Passkey bool
 }
 
 // Enrol is the sign-in step where a user an account requires to have a
@@ -32,6 +36,8 @@ type Enrol struct {
 	Enrolment TOTPEnrolment
 	Form      Form
 	CSRF      string
+	// Passkey is the "add a passkey instead" form's state.
+	Passkey Form
 }
 
 // RecoveryCodes shows new recovery codes once, then goes on to Next.

@@ -26,7 +26,7 @@ commands:
   users create     create a user (an owner gets an account of their own)
   users list       list every user
   users reset-password  print a one-time link to choose a new password, or set one
-  users reset-2fa  remove a user's second factor and recovery codes
+  users reset-2fa  remove a user's second factor, recovery codes and passkeys
   apikeys create   create an API key; prints the secret as the last line
   apikeys revoke   revoke an API key by its visible prefix
   accounts update  change an account's status, billing address or quotas

@@ -62,8 +62,8 @@ func TestUsersResetPasswordAndList(t *testing.T) {
 	}
 }
 
-// The operator's reset-2fa removes a user's second factor, audited: the
-// password alone signs them in again.
+// The operator's reset-2fa removes a user's second factor and passkeys,
+// audited: the password alone signs them in again.
 func TestUsersReset2FA(t *testing.T) {
 	dsn := migrated(t, modelstest.DSN(t))
 	owner(t, dsn, "ada@example.com")
@@ -84,6 +84,16 @@ func TestUsersReset2FA(t *testing.T) {
 	if _, err := store.ConfirmSecondFactor(ctx, u.Actor(), code); err != nil {
 		t.Fatal(err)
 	}
+	rp := models.RelyingParty{ID: "console.example.com", Origin: "https://console.example.com"}
+	options, token, err := store.BeginPasskeyRegistration(ctx, u.Actor(), rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := modelstest.NewAuthenticator(t, rp.Origin)
+	if _, err := store.AddPasskey(ctx, u.Actor(), rp, models.AddPasskeyInput{Name: "Laptop", Token: token,
+		Credential: auth.Register(t, options)}); err != nil {
+		t.Fatal(err)
+	}
 	in := models.SignInInput{Email: "ada@example.com", Password: "correct horse battery"}
 	if _, _, err := store.SignIn(ctx, in); err == nil {
 		t.Fatal("a password alone signed in a user with a second factor")
@@ -94,6 +104,9 @@ func TestUsersReset2FA(t *testing.T) {
 	}
 	if _, _, err := store.SignIn(ctx, in); err != nil {
 		t.Fatalf("sign-in after reset-2fa: %v", err)
+	}
+	if has, err := store.UserHasPasskey(ctx, u.ID); has || err != nil {
+		t.Fatalf("a passkey left after reset-2fa: %v %v", has, err)
 	}
 	ev := modelstest.PersonalEvents(t, store, u.ID, 2)[1]
 	if ev.Action != "second_factor_reset" {

@@ -47,10 +47,16 @@ func (h *Handlers) AddPasskey(c *fiber.Ctx) error {
 }
 
 // DeletePasskey removes one of the signed-in user's passkeys; any other
-// id is not found.
+// id is not found. A refusal (the last passkey, when it is the second
+// factor required of the user) is said in the section.
 func (h *Handlers) DeletePasskey(c *fiber.Ctx) error {
 	p, err := h.store.DeletePasskey(c.UserContext(), actor(c), c.Params("id"))
-	if err != nil {
+	if e, ok := models.AsError(err); ok && e.Code == models.CodeForbidden {
+		var form views.Form
+		status, _ := passkeyRefusal(err, &form)
+		showAt(c, "/account")
+		return h.accountPage(c, status, accountForms{passkeys: form})
+	} else if err != nil {
 		return err
 	}
 	if err := h.flash(c, "Passkey “"+p.Name+"” removed."); err != nil {
@@ -88,14 +94,16 @@ func (h *Handlers) PasskeySignInOptions(c *fiber.Ctx) error {
 }
 
 // PasskeySignIn starts a session for the passkey's user in place of any
-// the browser had. A refused passkey (unknown, of a deactivated user,
+// the browser had, and hands the browser a new device cookie (its old
+// one told the domain whether the browser is new to the user). A refused passkey (unknown, of a deactivated user,
 // copied, or an expired request) is said on the sign-in page; a copied
 // one is logged too.
 func (h *Handlers) PasskeySignIn(c *fiber.Ctx) error {
 	v := views.SignIn{Next: localPath(c.FormValue("next")), CSRF: csrfToken(c)}
-	_, token, err := h.store.PasskeySignIn(c.UserContext(), h.rp, models.PasskeySignInInput{
+	sess, token, err := h.store.PasskeySignIn(c.UserContext(), h.rp, models.PasskeySignInInput{
 		Token: takePasskeyCeremony(c), Credential: []byte(c.FormValue("credential")),
-		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent)})
+		ReplacesToken: c.Cookies(SessionCookie), SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent),
+		DeviceCookie: c.Cookies(deviceCookie)})
 	if err != nil {
 		if models.IsPasskeyCloned(err) {
 			h.log.WarnContext(c.UserContext(), "passkey refused: its signature counter went back", "ip", c.IP())
@@ -108,6 +116,9 @@ func (h *Handlers) PasskeySignIn(c *fiber.Ctx) error {
 		return h.page(c, status, "Sign in", "", views.SignInPage(v))
 	}
 	startSession(c, token)
+	if u, err := h.store.User(c.UserContext(), sess.UserID); err == nil {
+		h.rememberDevice(c, u.Email)
+	}
 	if v.Next == "" {
 		v.Next = "/"
 	}

@@ -64,7 +64,14 @@ func (h *Handlers) SecondFactorForm(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) secondFactorPage(c *fiber.Ctx, status int, form views.Form) error {
-	v := views.SecondFactorStep{Form: form, CSRF: csrfToken(c)}
+	v := views.SecondFactorStep{Form: form, CSRF: csrfToken(c), TOTP: true}
+	if p, err := h.store.PendingSignInByToken(c.UserContext(), c.Cookies(pendingCookie)); err == nil {
+		f, err := h.store.UserSecondFactors(c.UserContext(), p.UserID)
+		if err != nil {
+			return err
+		}
+		v.TOTP, v.Passkey = f.TOTP || !f.Passkey, f.Passkey
+	}
 	return h.page(c, status, "Two-factor authentication", "", views.SecondFactorPage(v))
 }
 
@@ -134,6 +141,11 @@ func (h *Handlers) EnrolForm(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) enrolPage(c *fiber.Ctx, status int, form views.Form) error {
+	return h.enrolPageWith(c, status, form, views.Form{})
+}
+
+// enrolPageWith is the enrol page with the passkey form's state.
+func (h *Handlers) enrolPageWith(c *fiber.Ctx, status int, form, passkey views.Form) error {
 	e, err := h.store.StartPendingEnrolment(c.UserContext(), c.Cookies(pendingCookie))
 	if models.IsPendingInvalid(err) {
 		clearCookie(c, pendingCookie)
@@ -141,7 +153,7 @@ func (h *Handlers) enrolPage(c *fiber.Ctx, status int, form views.Form) error {
 	} else if err != nil {
 		return err
 	}
-	v := views.Enrol{Enrolment: enrolmentView(e), Form: form, CSRF: csrfToken(c)}
+	v := views.Enrol{Enrolment: enrolmentView(e), Form: form, CSRF: csrfToken(c), Passkey: passkey}
 	return h.page(c, status, "Set up two-factor authentication", "", views.EnrolPage(v))
 }
 

@@ -144,8 +144,9 @@ func TestSignInRefusesOpenRedirects(t *testing.T) {
 			b.htmx = htmx
 			res := b.post("/sign-in", url.Values{"email": {"ada@example.com"}, "password": {password}, "next": {tc.next}})
 			res.redirectsTo(tc.want)
-			// The session, the visitor's CSRF cookie cleared, the device cookie.
-			if res.cookie("injected") != nil || len(res.Header.Values("Set-Cookie")) != 3 {
+			// The session, the visitor's CSRF cookie cleared, the device
+			// cookie and its single sign-on twin.
+			if res.cookie("injected") != nil || len(res.Header.Values("Set-Cookie")) != 4 {
 				t.Fatalf("next=%q set cookies %q", tc.next, res.Header.Values("Set-Cookie"))
 			}
 		}

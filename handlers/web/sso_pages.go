@@ -84,7 +84,7 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 		}
 		return h.ssoError(c, fiber.StatusBadGateway, p.Name+" cannot be reached", "Try again in a minute.")
 	}
-	device, err := h.store.RecognizeDevice(ctx, c.Cookies(deviceCookie), claims.Email)
+	device, err := h.store.RecognizeDevice(ctx, c.Cookies(ssoDeviceCookie), claims.Email)
 	if err != nil {
 		return err
 	}
