@@ -145,8 +145,20 @@ func (s *Store) countPendingAttempt(ctx context.Context, token, reason string) (
 			p = nil
 			return nil
 		}
+		// Counted in the database, not from the row read above: concurrent
+		// attempts on PostgreSQL would each write the same count and the
+		// cap would barely move.
+		res := tx.Model(&PendingSignIn{}).Where("id = ? AND attempts < ? AND expires_at > ?", p.ID, MaxPendingAttempts, s.Now()).
+			Update("attempts", gorm.Expr("attempts + 1"))
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			p = nil
+			return nil
+		}
 		p.Attempts++
-		return tx.Model(&PendingSignIn{}).Where("id = ?", p.ID).Update("attempts", p.Attempts).Error
+		return nil
 	})
 	if err == nil && p == nil {
 		err = errPendingInvalid

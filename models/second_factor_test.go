@@ -2,6 +2,8 @@ package models_test
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,6 +170,42 @@ func TestPendingSignInCapsAttempts(t *testing.T) {
 	}
 	if _, err := store.CompletePendingSignIn(ctx, p2, right); err != nil {
 		t.Fatalf("right code at the last attempt: %v", err)
+	}
+}
+
+// Many wrong codes sent at once are counted one by one: no more than
+// MaxPendingAttempts of them are ever checked, on either database (a
+// count read and written back would let concurrent attempts through).
+func TestPendingSignInCapHoldsUnderConcurrentAttempts(t *testing.T) {
+	ctx := context.Background()
+	store, clock := twoFactorStore(t)
+	u, _ := modelstest.Owner(t, store, "ada@example.com")
+	secret, _ := enrol(t, store, clock, u.Actor())
+	pending := halfSignIn(t, store, "ada@example.com", models.PendingSecondFactor)
+	wrong := "000000"
+	if wrong == totpAt(t, secret, clock.Now()) {
+		wrong = "111111"
+	}
+	const attempts = 24
+	var checked atomic.Int32
+	var wg sync.WaitGroup
+	for range attempts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := store.CompletePendingSignIn(ctx, pending, wrong)
+			switch {
+			case models.IsBadSecondFactorCode(err):
+				checked.Add(1)
+			case models.IsPendingInvalid(err):
+			default:
+				t.Errorf("attempt: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := checked.Load(); n > models.MaxPendingAttempts {
+		t.Fatalf("%d of %d concurrent codes were checked, cap is %d", n, attempts, models.MaxPendingAttempts)
 	}
 }
 
