@@ -222,7 +222,7 @@ func (s *Store) StartPendingEnrolment(ctx context.Context, token string) (*TOTPE
 		if err := tx.Where("id = ?", p.UserID).Take(&u).Error; err != nil {
 			return translate(err)
 		}
-		f, err := s.startEnrolment(tx, u.ID, false)
+		f, err := s.startEnrolment(tx, u.ID, p.CreatedAt)
 		if err != nil {
 			return err
 		}

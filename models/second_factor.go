@@ -135,7 +135,7 @@ func (s *Store) StartSecondFactorEnrolment(ctx context.Context, actor Actor) (*T
 	}
 	var out *TOTPEnrolment
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		f, err := s.startEnrolment(tx, actor.UserID, true)
+		f, err := s.startEnrolment(tx, actor.UserID, time.Time{})
 		if err != nil {
 			return err
 		}
@@ -145,10 +145,12 @@ func (s *Store) StartSecondFactorEnrolment(ctx context.Context, actor Actor) (*T
 	return out, err
 }
 
-// startEnrolment stores a new unconfirmed secret for userID, or with keep
-// (fresh false) returns the one already waiting; a confirmed factor is a
-// conflict.
-func (s *Store) startEnrolment(tx *gorm.DB, userID string, fresh bool) (*SecondFactor, error) {
+// startEnrolment stores a new unconfirmed secret for userID, or returns
+// the one already waiting if it was made at or after keepSince (a zero
+// keepSince always makes a new one); a confirmed factor is a conflict.
+// A half-signed-in user reloading the enrol step keeps the secret made for
+// that step, never one someone else may have started earlier in a session.
+func (s *Store) startEnrolment(tx *gorm.DB, userID string, keepSince time.Time) (*SecondFactor, error) {
 	if err := lockUser(tx, userID); err != nil {
 		return nil, translate(err)
 	}
@@ -160,7 +162,7 @@ func (s *Store) startEnrolment(tx *gorm.DB, userID string, fresh bool) (*SecondF
 		return nil, &Error{Code: CodeConflict, Message: "Two-factor authentication is already on",
 			Suggestion: "Turn it off first to enrol another authenticator"}
 	}
-	if f != nil && !fresh {
+	if f != nil && !keepSince.IsZero() && !f.UpdatedAt.Before(keepSince) {
 		return f, nil
 	}
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: totpIssuer, AccountName: userID})

@@ -328,6 +328,29 @@ func TestRequiredSecondFactorLeadsMemberToEnrol(t *testing.T) {
 	halfSignIn(t, store, "ada@example.com", models.PendingEnrol)
 }
 
+// A secret started in a session and never confirmed (perhaps by someone
+// else at the user's browser) is not the one the enrol step shows later:
+// that step makes its own.
+func TestEnrolStepNeverReusesAnEarlierSecret(t *testing.T) {
+	ctx := context.Background()
+	store, clock := twoFactorStore(t)
+	owner, _ := modelstest.Owner(t, store, "ada@example.com")
+	member, _ := modelstest.Member(t, store, owner.Actor(), "bob@example.com", models.RoleMember)
+	planted := modelstest.Must[*models.TOTPEnrolment](t)(store.StartSecondFactorEnrolment(ctx, member))
+	clock.Advance(time.Minute)
+	if err := store.SetRequireSecondFactor(ctx, owner.Actor(), true); err != nil {
+		t.Fatal(err)
+	}
+	pending := halfSignIn(t, store, "bob@example.com", models.PendingEnrol)
+	e := modelstest.Must[*models.TOTPEnrolment](t)(store.StartPendingEnrolment(ctx, pending))
+	if e.Secret == planted.Secret {
+		t.Fatal("the enrol step showed the secret started earlier in a session")
+	}
+	if _, err := store.CompletePendingEnrolment(ctx, pending, totpAt(t, planted.Secret, clock.Now())); !models.IsBadSecondFactorCode(err) {
+		t.Fatalf("a code of the earlier secret: %v", err)
+	}
+}
+
 // Support staff must enrol when the store's rule is on, and sign in with
 // a password alone when it is off.
 func TestSupportStaffMustEnrolWhenRequired(t *testing.T) {
