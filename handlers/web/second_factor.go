@@ -119,6 +119,13 @@ func (h *Handlers) finishSecondStep(c *fiber.Ctx, done *models.SignedIn, err err
 	}
 	clearCookie(c, pendingCookie)
 	startSession(c, done.Token)
+	// The device cookie comes with the whole sign-in, not with the
+	// password alone: a stolen password must not make a browser known.
+	u, err := h.store.User(c.UserContext(), done.Session.UserID)
+	if err != nil {
+		return err
+	}
+	h.rememberDevice(c, u.Email)
 	next := localPath(done.Next)
 	if next == "" {
 		next = "/"

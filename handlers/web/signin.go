@@ -69,7 +69,6 @@ func (h *Handlers) SignIn(c *fiber.Ctx) error {
 		Next: v.Next,
 	})
 	if step, ok := models.AsSecondStep(err); ok {
-		h.rememberDevice(c, email)
 		return toSecondStep(c, step)
 	}
 	if models.IsBadCredentials(err) {
