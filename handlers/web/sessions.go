@@ -79,13 +79,6 @@ func (h *Handlers) EndMemberSessions(c *fiber.Ctx) error {
 	return redirect(c, "/members")
 }
 
-// identityMethods are the ways the user may confirm who they are. The
-// second factor, passkeys and single sign-on set theirs here as they are
-// built.
-func (h *Handlers) identityMethods(c *fiber.Ctx) views.IdentityMethods {
-	return views.IdentityMethods{Password: true}
-}
-
 // requireRecentAuth lets a sensitive action through when the session's
 // user proved who they are within models.ReauthWindow (done false);
 // otherwise it has answered (done true): a 303, or HX-Redirect for htmx,
@@ -150,7 +143,11 @@ func (h *Handlers) confirmIdentityPage(c *fiber.Ctx, status int, next string, fr
 	if next == "" {
 		next = "/"
 	}
-	v := views.ConfirmIdentity{Methods: h.identityMethods(c), Next: next, FromForm: fromForm, Form: form, CSRF: csrfToken(c)}
+	methods, err := h.identityMethods(c)
+	if err != nil {
+		return err
+	}
+	v := views.ConfirmIdentity{Methods: methods, Next: next, FromForm: fromForm, Form: form, CSRF: csrfToken(c)}
 	return h.page(c, status, "Confirm it's you", "", views.ConfirmIdentityPage(v))
 }
 
