@@ -243,3 +243,22 @@ func TestSensitiveFormsAskAgainAfterTheWindow(t *testing.T) {
 		redirectsTo("/account#two-factor")
 	b.post("/account/two-factor/start", nil).redirectsTo("/account#two-factor")
 }
+
+// Codes typed on the confirm page share the session's budget with its
+// password: a session guessing codes is stopped.
+func TestConfirmIdentityCodesAreThrottled(t *testing.T) {
+	e := newEnv(t, deviceLimits())
+	ada := e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	e.withTOTP(ada)
+	e.stale()
+	b.get("/confirm-identity?next=/").expect(http.StatusOK)
+	for i := range 10 {
+		res := b.post("/confirm-identity/code", url.Values{"next": {"/"}, "code": {"00000" + string(rune('0'+i))}})
+		if res.Status == http.StatusTooManyRequests {
+			return
+		}
+		res.expect(http.StatusForbidden)
+	}
+	t.Fatal("10 wrong codes from one session were all checked")
+}
