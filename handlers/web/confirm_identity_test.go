@@ -120,23 +120,31 @@ func TestConfirmIdentityWithAPasskey(t *testing.T) {
 func ssoReauth(t *testing.T, b *browser, op *testOP, next string) *page {
 	t.Helper()
 	start := b.post("/confirm-identity/sso/corp", url.Values{"next": {next}}).expect(http.StatusSeeOther)
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := client.Get(start.Header.Get("Location"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = res.Body.Close()
+	back := providerAnswer(t, start)
 	op.mu.Lock()
 	asked := op.asked
 	op.mu.Unlock()
 	if asked.Get("prompt") != "login" || asked.Get("max_age") != "0" {
 		t.Fatalf("authorization request %v: want prompt=login and max_age=0", asked)
 	}
+	return b.get(back)
+}
+
+// providerAnswer follows start's redirect to the provider and returns the
+// callback path and query it sends the browser back to.
+func providerAnswer(t *testing.T, start *page) string {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(start.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
 	back := res.Header.Get("Location")
 	if !strings.HasPrefix(back, ssoBase+"/sso/corp/callback?") {
 		t.Fatalf("provider answered %d to %q", res.StatusCode, back)
 	}
-	return b.get(strings.TrimPrefix(back, ssoBase))
+	return strings.TrimPrefix(back, ssoBase)
 }
 
 // Single sign-on confirms a user when the provider signs in again the
@@ -176,13 +184,7 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 	e.stale()
 	start := b.post("/confirm-identity/sso/corp", url.Values{"next": {"/"}}).expect(http.StatusSeeOther)
 	b.post("/sign-out", nil)
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := client.Get(start.Header.Get("Location"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = res.Body.Close()
-	b.get(strings.TrimPrefix(res.Header.Get("Location"), ssoBase)).expect(http.StatusForbidden)
+	b.get(providerAnswer(t, start)).expect(http.StatusForbidden)
 	b.get("/").redirectsTo("/sign-in?next=%2F")
 }
 
