@@ -87,9 +87,11 @@ func (h *Handlers) EndMemberSessions(c *fiber.Ctx) error {
 // of its form (what was typed in it is not kept, and the confirm page
 // says so).
 //
-// Every sensitive dashboard action calls it first: revealing a signing
-// secret, changing email, creating a full-access API key, and adding or
-// removing a second factor or passkey:
+// Every sensitive dashboard action calls it first (or has RecentAuth in
+// its route): revealing a signing secret, creating a full-access API key,
+// adding or removing a passkey, the second factor's forms, linking or
+// unlinking a single sign-on domain, and changing the email of a user
+// who has no password to type:
 //
 //	if done, err := h.requireRecentAuth(c, "/account"); done || err != nil {
 //		return err
