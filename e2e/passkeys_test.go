@@ -22,6 +22,14 @@ import (
 // relying party id. It returns that URL and an owner made with the CLI.
 func (s *suite) passkeyServer(t *testing.T) (string, owner) {
 	t.Helper()
+	base, o, _ := s.passkeyServerDB(t)
+	return base, o
+}
+
+// passkeyServerDB is passkeyServer that also returns the server's
+// database, for a test that must change what a clock would.
+func (s *suite) passkeyServerDB(t *testing.T) (string, owner, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +57,7 @@ func (s *suite) passkeyServer(t *testing.T) (string, owner) {
 		"--email", o.email, "--password", o.password, "--database", db); err != nil || code != 0 {
 		t.Fatalf("users create: exit %d %v\n%s", code, err, stderr)
 	}
-	return base, o
+	return base, o, db
 }
 
 // virtualAuthenticator adds Chromium's virtual platform authenticator

@@ -154,9 +154,12 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	}
 	app.Post("/sign-in/passkey/options", w.PasskeySignInOptions)
 	app.Post("/sign-in/passkey", w.PasskeySignIn)
-	app.Post("/account/passkeys/options", web.RequireUser, w.PasskeyOptions)
-	app.Post("/account/passkeys", web.RequireUser, w.AddPasskey)
-	app.Post("/account/passkeys/:id/delete", web.RequireUser, w.DeletePasskey)
+	// Adding or removing a passkey, a second factor or a single sign-on
+	// domain needs a recent authentication (/confirm-identity).
+	passkeysAuth, twoFactorAuth := w.RecentAuth("/account#passkeys"), w.RecentAuth("/account#two-factor")
+	app.Post("/account/passkeys/options", web.RequireUser, passkeysAuth, w.PasskeyOptions)
+	app.Post("/account/passkeys", web.RequireUser, passkeysAuth, w.AddPasskey)
+	app.Post("/account/passkeys/:id/delete", web.RequireUser, passkeysAuth, w.DeletePasskey)
 
 	app.Get("/", web.RequireUser, w.Home)
 	app.Get("/account", web.RequireUser, w.Account)
@@ -169,13 +172,20 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/account/sessions/:id/sign-out", web.RequireUser, w.EndSession)
 	app.Get("/confirm-identity", web.RequireUser, w.ConfirmIdentityForm)
 	app.Post("/confirm-identity", web.RequireUser, w.ConfirmIdentity)
+	for _, form := range []string{"code", "passkey", "passkey/options", "sso/:id"} {
+		app.Get("/confirm-identity/"+form, web.ConfirmIdentityFormPage)
+	}
+	app.Post("/confirm-identity/code", web.RequireUser, w.ConfirmIdentityWithCode)
+	app.Post("/confirm-identity/passkey/options", web.RequireUser, w.ConfirmIdentityPasskeyOptions)
+	app.Post("/confirm-identity/passkey", web.RequireUser, w.ConfirmIdentityWithPasskey)
+	app.Post("/confirm-identity/sso/:id", web.RequireUser, w.ConfirmIdentityWithSSO)
 	for _, form := range []string{"start", "confirm", "recovery-codes", "disable", "require"} {
 		app.Get("/account/two-factor/"+form, web.TwoFactorFormPage)
 	}
-	app.Post("/account/two-factor/start", web.RequireUser, w.StartTwoFactor)
-	app.Post("/account/two-factor/confirm", web.RequireUser, w.ConfirmTwoFactor)
-	app.Post("/account/two-factor/recovery-codes", web.RequireUser, w.RegenerateRecoveryCodes)
-	app.Post("/account/two-factor/disable", web.RequireUser, w.DisableTwoFactor)
+	app.Post("/account/two-factor/start", web.RequireUser, twoFactorAuth, w.StartTwoFactor)
+	app.Post("/account/two-factor/confirm", web.RequireUser, twoFactorAuth, w.ConfirmTwoFactor)
+	app.Post("/account/two-factor/recovery-codes", web.RequireUser, twoFactorAuth, w.RegenerateRecoveryCodes)
+	app.Post("/account/two-factor/disable", web.RequireUser, twoFactorAuth, w.DisableTwoFactor)
 	app.Post("/account/two-factor/require", web.RequireUser, w.RequireTwoFactor)
 	app.Get("/api-keys", web.RequireUser, w.APIKeys)
 	app.Post("/api-keys", web.RequireUser, w.CreateAPIKey)
@@ -193,9 +203,9 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/members/invitations/:id/revoke", web.MembersFormPage)
 	app.Post("/members/invitations/:id/revoke", web.RequireUser, w.RevokeInvitation)
 	app.Get("/members/sso", web.MembersFormPage)
-	app.Post("/members/sso", web.RequireUser, w.LinkSSODomain)
+	app.Post("/members/sso", web.RequireUser, w.RecentAuth("/members"), w.LinkSSODomain)
 	app.Get("/members/sso/:domain/unlink", web.MembersFormPage)
-	app.Post("/members/sso/:domain/unlink", web.RequireUser, w.UnlinkSSODomain)
+	app.Post("/members/sso/:domain/unlink", web.RequireUser, w.RecentAuth("/members"), w.UnlinkSSODomain)
 	app.Get("/members/:id/role", web.MembersFormPage)
 	app.Post("/members/:id/role", web.RequireUser, w.SetMemberRole)
 	app.Get("/members/:id/remove", web.RequireUser, w.ConfirmRemoveMember)

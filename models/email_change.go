@@ -60,10 +60,14 @@ type EmailChangeInput struct {
 }
 
 // Validate checks the new address and that the password was given.
-func (in EmailChangeInput) Validate() error {
+func (in EmailChangeInput) Validate() error { return in.validate(true) }
+
+// validate checks the input; withPassword false for a user who has no
+// password (their proof is a recent authentication).
+func (in EmailChangeInput) validate(withPassword bool) error {
 	var f FieldErrors
 	validateEmail(&f, "new_email", in.NewEmail)
-	if in.CurrentPassword == "" {
+	if withPassword && in.CurrentPassword == "" {
 		f.Add("current_password", "is required")
 	}
 	return f.Err()
@@ -74,20 +78,29 @@ func (in EmailChangeInput) Validate() error {
 // notice to the current one, replacing any earlier pending change, in one
 // transaction with a user/updated audit event. Nothing changes until the
 // link is opened (ConfirmEmailChange). Signed-in users only; a wrong
-// password is a field error on current_password.
+// password is a field error on current_password. A user without a
+// password (joined through single sign-on) gives none: their session
+// must have confirmed who they are within ReauthWindow, else
+// ErrReauthRequired.
 func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailChangeInput) error {
 	if actor.UserID == "" {
 		return Errorf(CodeForbidden, "Only a signed-in user can change their email")
-	}
-	if err := in.Validate(); err != nil {
-		return err
 	}
 	u, err := s.User(ctx, actor.UserID)
 	if err != nil {
 		return err
 	}
+	if err := in.validate(u.HasPassword()); err != nil {
+		return err
+	}
 	newEmail := normalizeEmail(in.NewEmail)
-	if ok, err := s.passwordMatches(ctx, actor.passwordPriority(), []byte(u.PasswordHash), in.CurrentPassword); err != nil {
+	if !u.HasPassword() {
+		// No password to ask for (a user who joined through single
+		// sign-on): a recent confirmation of who they are is the proof.
+		if err := s.requireRecentAuth(s.read(ctx), actor); err != nil {
+			return err
+		}
+	} else if ok, err := s.passwordMatches(ctx, actor.passwordPriority(), []byte(u.PasswordHash), in.CurrentPassword); err != nil {
 		return err
 	} else if !ok {
 		return InvalidField("current_password", "is incorrect")
@@ -102,7 +115,7 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 			if err := endEmailChanges(tx, u.ID); err != nil {
 				return err
 			}
-			if _, err := markAuthenticated(tx, actor, s.Now()); err != nil {
+			if err := s.passwordWasProof(tx, actor, u); err != nil {
 				return err
 			}
 			return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
@@ -119,8 +132,7 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 		if err := endEmailChanges(tx, u.ID); err != nil {
 			return err
 		}
-		// The current password just checked is a proof of identity.
-		if _, err := markAuthenticated(tx, actor, s.Now()); err != nil {
+		if err := s.passwordWasProof(tx, actor, u); err != nil {
 			return err
 		}
 		token, cancel := randomHex(32), randomHex(32)
@@ -297,4 +309,14 @@ func (s *Store) emailCancelUser(db *gorm.DB, token string) (string, error) {
 		return "", errEmailCancelInvalid
 	}
 	return userID, nil
+}
+
+// passwordWasProof marks the session as just authenticated after the
+// current password was checked; a user without one proved nothing new.
+func (s *Store) passwordWasProof(tx *gorm.DB, actor Actor, u *User) error {
+	if !u.HasPassword() {
+		return nil
+	}
+	_, err := markAuthenticated(tx, actor, s.Now())
+	return err
 }

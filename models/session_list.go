@@ -126,12 +126,11 @@ func sessionLRNs(ids []string) []string {
 	return l
 }
 
-// IdentityProof is what a signed-in user gives to prove again who they
-// are before a sensitive action (ConfirmIdentity). Exactly one way is
-// used; the password is the only one built in. Second factors and
-// passkeys add a field here and a case in ConfirmIdentity; a sign-in
-// through single sign-on proves identity by itself and calls
-// identityConfirmed from its own transaction.
+// IdentityProof is the password a signed-in user gives to prove again
+// who they are before a sensitive action (ConfirmIdentity). The other
+// ways have their own operations, each ending in identityConfirmed:
+// ConfirmIdentityWithCode, ConfirmIdentityWithPasskey and
+// ConfirmIdentityWithSSO; ReauthMethods says which a user has.
 type IdentityProof struct {
 	Password string
 }
@@ -156,6 +155,10 @@ func (s *Store) ConfirmIdentity(ctx context.Context, actor Actor, proof Identity
 	u, err := s.User(ctx, actor.UserID)
 	if err != nil {
 		return err
+	}
+	if !u.HasPassword() {
+		return &Error{Code: CodeForbidden, Message: "You have no password",
+			Suggestion: "Confirm it's you with single sign-on, a passkey or a code"}
 	}
 	if ok, err := s.passwordMatches(ctx, actor.passwordPriority(), []byte(u.PasswordHash), proof.Password); err != nil {
 		return err

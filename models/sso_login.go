@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -26,6 +27,30 @@ type SSOLogin struct {
 	Verifier    string    `gorm:"size:128;not null"` // PKCE code verifier
 	Next        string    `gorm:"size:2048;not null"`
 	ExpiresAt   time.Time `gorm:"not null;index"`
+	// Purpose is "" for a sign-in, SSOPurposeReauth for a signed-in user
+	// confirming who they are (BeginSSOReauth); UserID is that user.
+	// They are kept in Next as "reauth:<user id>:<next>" (a sign-in's
+	// Next is a local path, so it never starts so): no schema change.
+	Purpose string `gorm:"-"`
+	UserID  string `gorm:"-"`
+}
+
+// packPurpose writes Purpose and UserID into Next before the row is
+// stored; unpackPurpose reads them back from a stored row.
+func (l *SSOLogin) packPurpose() {
+	if l.Purpose != "" {
+		l.Next = l.Purpose + ":" + l.UserID + ":" + truncate(l.Next, 2000)
+	}
+}
+
+func (l *SSOLogin) unpackPurpose() {
+	rest, ok := strings.CutPrefix(l.Next, SSOPurposeReauth+":")
+	if !ok {
+		return
+	}
+	if user, next, ok := strings.Cut(rest, ":"); ok {
+		l.Purpose, l.UserID, l.Next = SSOPurposeReauth, user, next
+	}
 }
 
 // SSOStart is what the dashboard sends the browser to the provider with:
@@ -47,6 +72,12 @@ var errSSOLoginInvalid = &Error{Code: CodeForbidden,
 // attempts are dropped on the way. Nothing is audited: nobody has signed
 // in yet.
 func (s *Store) BeginSSOLogin(ctx context.Context, provider, next string) (*SSOStart, error) {
+	return s.beginSSO(ctx, SSOLogin{Provider: truncate(provider, 64), Next: truncate(next, 2048)})
+}
+
+// beginSSO stores login (its provider, next and purpose set) with new
+// secrets, and returns them.
+func (s *Store) beginSSO(ctx context.Context, login SSOLogin) (*SSOStart, error) {
 	start := &SSOStart{State: randomHex(24), Nonce: randomHex(24), BrowserToken: randomHex(32)}
 	start.Verifier = randomHex(32) // 64 unreserved characters: RFC 7636 asks 43 to 128
 	now := s.Now()
@@ -54,9 +85,10 @@ func (s *Store) BeginSSOLogin(ctx context.Context, provider, next string) (*SSOS
 		if err := tx.Where("expires_at < ?", now).Delete(&SSOLogin{}).Error; err != nil {
 			return err
 		}
-		return tx.Create(&SSOLogin{StateHash: hashSecret(start.State), BrowserHash: hashSecret(start.BrowserToken),
-			Provider: truncate(provider, 64), Nonce: start.Nonce, Verifier: start.Verifier, Next: truncate(next, 2048),
-			ExpiresAt: now.Add(SSOLoginTTL)}).Error
+		login.StateHash, login.BrowserHash = hashSecret(start.State), hashSecret(start.BrowserToken)
+		login.Nonce, login.Verifier, login.ExpiresAt = start.Nonce, start.Verifier, now.Add(SSOLoginTTL)
+		login.packPurpose()
+		return tx.Create(&login).Error
 	})
 	if err != nil {
 		return nil, err
@@ -93,5 +125,6 @@ func (s *Store) TakeSSOLogin(ctx context.Context, state, browserToken string) (*
 		!s.Now().Before(login.ExpiresAt) {
 		return nil, errSSOLoginInvalid
 	}
+	login.unpackPurpose()
 	return &login, nil
 }

@@ -114,6 +114,12 @@
       credentials: "same-origin",
     })
       .then(function (res) {
+        if (res.redirected) {
+          // The server asks first (it answered with a redirect, which
+          // fetch followed): "Confirm it's you" for a sensitive action.
+          window.location.href = res.url;
+          return new Promise(function () {});
+        }
         if (!res.ok) throw new Error("the server could not start (status " + res.status + ")");
         return res.json();
       })

@@ -249,7 +249,10 @@ type Account struct {
 	Passkeys      Passkeys
 	Sessions      Sessions
 	TwoFactor     TwoFactor
-	CSRF          string
+	// HasPassword is false for a user who joined through single sign-on:
+	// no password form for them.
+	HasPassword bool
+	CSRF        string
 }
 
 // Filesystems is the filesystems page.

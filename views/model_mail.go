@@ -19,7 +19,10 @@ type EmailChange struct {
 	Form  Form
 	// Pending names the address a confirmation link was just sent to.
 	Pending string
-	CSRF    string
+	// NoPassword: the user has none to type (joined through single
+	// sign-on); a recent "Confirm it's you" is asked for instead.
+	NoPassword bool
+	CSRF       string
 }
 
 // ConfirmEmail is the page behind an email change's link.

@@ -75,7 +75,7 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) err
 	_, u := signedIn(c)
 	email := forms.email
 	act := actor(c)
-	email.Email, email.CSRF = u.Email, csrfToken(c)
+	email.Email, email.CSRF, email.NoPassword = u.Email, csrfToken(c), !u.HasPassword()
 	settings, err := h.store.NotificationSettings(c.UserContext(), act)
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) err
 		return err
 	}
 	v := views.Account{Email: u.Email, Role: act.Role, Form: forms.password, EmailChange: email, Notifications: n,
-		Sessions: sessions, CSRF: csrfToken(c)}
+		Sessions: sessions, HasPassword: u.HasPassword(), CSRF: csrfToken(c)}
 	if v.Passkeys, err = h.passkeysSection(c, forms.passkeys); err != nil {
 		return err
 	}

@@ -10,8 +10,15 @@ import (
 // ChangeEmail sends a confirmation link to the new address (and a notice
 // to the current one); the email changes only when the link is opened.
 // The password it asks for is throttled per session, as a change of
-// password is.
+// password is. A user without a password (joined through single
+// sign-on) types none: they confirm who they are first
+// (requireRecentAuth), and the domain checks that window again.
 func (h *Handlers) ChangeEmail(c *fiber.Ctx) error {
+	if _, u := signedIn(c); u != nil && !u.HasPassword() {
+		if done, err := h.requireRecentAuth(c, "/account#email-change"); done || err != nil {
+			return err
+		}
+	}
 	ec := views.EmailChange{Form: views.Form{Values: formValues(c, "new_email")}}
 	err := errPasswordThrottled(h.throttleReauth(c))
 	if err == nil {

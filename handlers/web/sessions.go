@@ -79,13 +79,6 @@ func (h *Handlers) EndMemberSessions(c *fiber.Ctx) error {
 	return redirect(c, "/members")
 }
 
-// identityMethods are the ways the user may confirm who they are. The
-// second factor, passkeys and single sign-on set theirs here as they are
-// built.
-func (h *Handlers) identityMethods(c *fiber.Ctx) views.IdentityMethods {
-	return views.IdentityMethods{Password: true}
-}
-
 // requireRecentAuth lets a sensitive action through when the session's
 // user proved who they are within models.ReauthWindow (done false);
 // otherwise it has answered (done true): a 303, or HX-Redirect for htmx,
@@ -94,9 +87,11 @@ func (h *Handlers) identityMethods(c *fiber.Ctx) views.IdentityMethods {
 // of its form (what was typed in it is not kept, and the confirm page
 // says so).
 //
-// Every sensitive dashboard action calls it first: revealing a signing
-// secret, changing email, creating a full-access API key, and adding or
-// removing a second factor or passkey:
+// Every sensitive dashboard action calls it first (or has RecentAuth in
+// its route): revealing a signing secret, creating a full-access API key,
+// adding or removing a passkey, the second factor's forms, linking or
+// unlinking a single sign-on domain, and changing the email of a user
+// who has no password to type:
 //
 //	if done, err := h.requireRecentAuth(c, "/account"); done || err != nil {
 //		return err
@@ -150,7 +145,11 @@ func (h *Handlers) confirmIdentityPage(c *fiber.Ctx, status int, next string, fr
 	if next == "" {
 		next = "/"
 	}
-	v := views.ConfirmIdentity{Methods: h.identityMethods(c), Next: next, FromForm: fromForm, Form: form, CSRF: csrfToken(c)}
+	methods, err := h.identityMethods(c)
+	if err != nil {
+		return err
+	}
+	v := views.ConfirmIdentity{Methods: methods, Next: next, FromForm: fromForm, Form: form, CSRF: csrfToken(c)}
 	return h.page(c, status, "Confirm it's you", "", views.ConfirmIdentityPage(v))
 }
 

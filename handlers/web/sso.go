@@ -146,6 +146,9 @@ type ssoClaims struct {
 	Email         string `json:"email"`
 	EmailVerified any    `json:"email_verified"`
 	Name          string `json:"name"`
+	// AuthTime is when the person last signed in at the provider (Unix
+	// seconds; 0 when not sent), checked on a re-authentication.
+	AuthTime float64 `json:"auth_time"`
 }
 
 // verified reads email_verified: true, or the string "true" some

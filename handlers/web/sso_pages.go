@@ -84,6 +84,9 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 		}
 		return h.ssoError(c, fiber.StatusBadGateway, p.Name+" cannot be reached", "Try again in a minute.")
 	}
+	if login.Purpose == models.SSOPurposeReauth {
+		return h.ssoReauthenticated(c, p, login, claims)
+	}
 	device, err := h.store.RecognizeDevice(ctx, c.Cookies(ssoDeviceCookie), claims.Email)
 	if err != nil {
 		return err

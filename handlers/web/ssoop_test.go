@@ -31,6 +31,7 @@ type testOP struct {
 	codes  map[string]opGrant
 	tamper func(claims map[string]any) // nil: none
 	signer *testOP                     // sign with another provider's key
+	asked  url.Values                  // the last authorization request
 }
 
 type opGrant struct {
@@ -93,6 +94,7 @@ func (op *testOP) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	code := randomString()
 	op.mu.Lock()
+	op.asked = q
 	op.codes[code] = opGrant{clientID: q.Get("client_id"), redirect: q.Get("redirect_uri"), nonce: q.Get("nonce"), challenge: q.Get("code_challenge")}
 	op.mu.Unlock()
 	back, _ := url.Parse(q.Get("redirect_uri"))
