@@ -77,7 +77,7 @@ func firstFactorOnly(method string) bool { return method == MethodPassword || me
 // signing in with one factor who has a second factor, or must have one,
 // gets a pending sign-in instead of a session.
 func (s *Store) holdForSecondStep(tx *gorm.DB, u *User, origin SessionOrigin) (*SecondStepNeeded, error) {
-	if !firstFactorOnly(origin.Method) {
+	if !firstFactorOnly(origin.Method) && !origin.SingleFactor {
 		return nil, nil
 	}
 	reason := PendingSecondFactor
