@@ -249,6 +249,7 @@ type Account struct {
 	Passkeys      Passkeys
 	Sessions      Sessions
 	TwoFactor     TwoFactor
+	Connections   *SSOConnections // nil: no single sign-on configured
 	CSRF          string
 }
 
