@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/subtle"
 	"errors"
 	"strings"
 
@@ -19,10 +20,20 @@ const connectionsPage = "/account#sso-connections"
 // connects the identity the user signs in with there to the signed-in
 // user (models.BeginSSOConnect): it needs a recent authentication, then
 // goes as SSOStart does. An unknown provider is 404.
+//
+// It is a GET (a link), because the page's Content-Security-Policy
+// (form-action 'self') stops a form's redirect to the provider; so it
+// carries the session's CSRF token in ?csrf_token= and refuses a
+// cross-site request: otherwise another site could connect whatever
+// identity the browser is signed in with at the provider (an attacker's).
 func (h *Handlers) ConnectSSO(c *fiber.Ctx) error {
 	p := h.ssoProvider(c)
 	if p == nil {
 		return fiber.ErrNotFound
+	}
+	if c.Get("Sec-Fetch-Site") == "cross-site" ||
+		subtle.ConstantTimeCompare([]byte(c.Query(csrfField)), []byte(csrfToken(c))) != 1 {
+		return errCSRF
 	}
 	if done, err := h.requireRecentAuth(c, "/account"); done || err != nil {
 		return err

@@ -64,7 +64,7 @@ func ssoFollow(t *testing.T, start *page) string {
 // from the account page, and returns the callback's answer.
 func ssoConnect(t *testing.T, b *browser) *page {
 	t.Helper()
-	return b.get(ssoFollow(t, b.post("/account/sso/corp/connect", nil).expect(http.StatusSeeOther)))
+	return b.get(ssoFollow(t, b.get("/account/sso/corp/connect?csrf_token="+b.csrf).expect(http.StatusSeeOther)))
 }
 
 // ssoSignIn signs b in through the provider's current user.

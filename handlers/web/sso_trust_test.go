@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -69,7 +70,13 @@ func TestSSOConnectFromAccountPage(t *testing.T) {
 	e.owner("bob@example.com")
 	b := e.signedIn("ada@example.com")
 	b.get("/account").expect(http.StatusOK).contains(`id="sso-connections"`, "No connected sign-ins yet",
-		`action="/account/sso/corp/connect"`, "Connect Corp")
+		`href="/account/sso/corp/connect?csrf_token=`+b.csrf+`"`, "Connect Corp")
+	// The link carries the session's CSRF token: without it, or from
+	// another site, nothing starts.
+	b.get("/account/sso/corp/connect").expect(http.StatusForbidden)
+	req := httptest.NewRequest(http.MethodGet, "/account/sso/corp/connect?csrf_token="+b.csrf, nil)
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	b.send(req).expect(http.StatusForbidden)
 
 	op.signIn("ada-sub", "ada.work@example.org", true)
 	e.clock.Advance(time.Second) // the connect's event comes after the sign-in's
@@ -87,7 +94,7 @@ func TestSSOConnectFromAccountPage(t *testing.T) {
 	// A connect begun by ada, finished after bob signed in in her browser,
 	// connects nobody.
 	op.signIn("ada-other-sub", "ada@example.com", true)
-	cb := ssoFollow(t, b.post("/account/sso/corp/connect", nil).expect(http.StatusSeeOther))
+	cb := ssoFollow(t, b.get("/account/sso/corp/connect?csrf_token="+b.csrf).expect(http.StatusSeeOther))
 	b.post("/sign-out", nil)
 	b.signIn("bob@example.com", password).expect(http.StatusSeeOther)
 	b.get(cb).expect(http.StatusForbidden).contains("started by another session")
@@ -101,7 +108,7 @@ func TestSSOConnectFromAccountPage(t *testing.T) {
 	// Past the re-authentication window, both ask who it is first.
 	a := e.signedIn("ada@example.com")
 	e.clock.Advance(models.ReauthWindow + time.Second)
-	a.post("/account/sso/corp/connect", nil).redirectsTo("/confirm-identity?next=%2Faccount&form=1")
+	a.get("/account/sso/corp/connect?csrf_token="+a.csrf).redirectsTo("/confirm-identity?next=%2Faccount")
 	a.post("/account/sso/disconnect", url.Values{"provider": {"corp"}, "subject": {"ada-sub"}}).
 		redirectsTo("/confirm-identity?next=%2Faccount&form=1")
 	a.post("/confirm-identity", url.Values{"next": {"/account"}, "password": {password}}).redirectsTo("/account")
