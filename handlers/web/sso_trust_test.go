@@ -108,7 +108,7 @@ func TestSSOConnectFromAccountPage(t *testing.T) {
 	// Past the re-authentication window, both ask who it is first.
 	a := e.signedIn("ada@example.com")
 	e.clock.Advance(models.ReauthWindow + time.Second)
-	a.get("/account/sso/corp/connect?csrf_token="+a.csrf).redirectsTo("/confirm-identity?next=%2Faccount")
+	a.get("/account/sso/corp/connect?csrf_token=" + a.csrf).redirectsTo("/confirm-identity?next=%2Faccount")
 	a.post("/account/sso/disconnect", url.Values{"provider": {"corp"}, "subject": {"ada-sub"}}).
 		redirectsTo("/confirm-identity?next=%2Faccount&form=1")
 	a.post("/confirm-identity", url.Values{"next": {"/account"}, "password": {password}}).redirectsTo("/account")
