@@ -50,8 +50,9 @@ func startExampleOP(t *testing.T) string {
 	return issuer
 }
 
-// In Chromium, against a real OpenID provider: an owner signs in through
-// it at the provider's login page, links their email domain; a colleague
+// In Chromium, against a real OpenID provider: an owner connects it from
+// their account page (through the provider's login page) and links their
+// email domain; a colleague
 // then joins the account just in time as a viewer, and the owner's
 // password is refused, pointing at single sign-on.
 func TestSSOInChromium(t *testing.T) {
@@ -83,8 +84,21 @@ func TestSSOInChromium(t *testing.T) {
 		t.Fatalf("users create: %d %v %s", code, err, stderr)
 	}
 
+	// The provider is not trusted with an existing user by email: the
+	// owner signs in with their password and connects it first.
 	owner := browser.NewTab(t, s.browser, srv.URL, s.shots)
-	ssoSignIn(owner, issuer, opUser1, opUser1Email)
+	owner.Open("/sign-in")
+	owner.Fill("main", "^Email$", opUser1Email)
+	owner.Fill("main", "^Password$", password)
+	owner.Press("main", "^Sign in$")
+	owner.WaitText("#site-header", strings.ReplaceAll(opUser1Email, ".", `\.`))
+	owner.Open("/account#sso-connections")
+	owner.Press("#sso-connections", "^Connect Zitadel$")
+	providerLogin(owner, issuer, opUser1)
+	owner.WaitJS("the account page to list the connection", fmt.Sprintf(
+		`location.pathname === "/account" && textMatches("#sso-connections", %s)`,
+		browser.JS(strings.ReplaceAll(opUser1Email, ".", `\.`))))
+	owner.Shot("provider connected")
 	owner.Open("/members#sso")
 	owner.Fill("#sso", "Email domain", "zitadel.ch")
 	owner.Choose("#sso", "Identity provider", "zitadel")
@@ -115,13 +129,20 @@ func ssoSignIn(b *browser.Tab, issuer, username, email string) {
 	b.T.Helper()
 	b.Open("/sign-in")
 	b.Press("", "^Sign in with Zitadel$")
+	providerLogin(b, issuer, username)
+	b.WaitJS("the dashboard to name "+email, fmt.Sprintf(`location.href.startsWith(%s) && textMatches("#site-header", %s)`,
+		browser.JS(b.Base+"/"), browser.JS(strings.ReplaceAll(email, ".", `\.`))))
+	b.Ready()
+}
+
+// providerLogin signs in at the provider's own login page, where b was
+// sent.
+func providerLogin(b *browser.Tab, issuer, username string) {
+	b.T.Helper()
 	b.WaitJS("the provider's login page", fmt.Sprintf(`location.href.startsWith(%s) && !!document.querySelector("#username")`,
 		browser.JS(issuer+"/login")))
 	b.Shot("provider login")
 	b.Fill("", "Username", username)
 	b.Fill("", "Password", opPassword)
 	b.Press("", "^Login$")
-	b.WaitJS("the dashboard to name "+email, fmt.Sprintf(`location.href.startsWith(%s) && textMatches("#site-header", %s)`,
-		browser.JS(b.Base+"/"), browser.JS(strings.ReplaceAll(email, ".", `\.`))))
-	b.Ready()
 }

@@ -170,6 +170,9 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/account/sessions/sign-out-others", web.RequireUser, w.EndOtherSessions)
 	app.Get("/account/sessions/:id/sign-out", web.SessionsFormPage)
 	app.Post("/account/sessions/:id/sign-out", web.RequireUser, w.EndSession)
+	app.Get("/account/sso/:id/connect", web.RequireUser, w.ConnectSSO)
+	app.Get("/account/sso/disconnect", web.SSOConnectionsFormPage)
+	app.Post("/account/sso/disconnect", web.RequireUser, w.DisconnectSSO)
 	app.Get("/confirm-identity", web.RequireUser, w.ConfirmIdentityForm)
 	app.Post("/confirm-identity", web.RequireUser, w.ConfirmIdentity)
 	for _, form := range []string{"code", "passkey", "passkey/options", "sso/:id"} {

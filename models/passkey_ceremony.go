@@ -156,7 +156,9 @@ type PasskeySignInInput struct {
 // credential, a deactivated user, a bad signature, or an expired or
 // already answered ceremony is CodeForbidden; a signature counter that
 // does not advance is refused too (IsPasskeyCloned) and recorded as
-// passkey/clone_suspected.
+// passkey/clone_suspected. A user whose email domain is linked to single
+// sign-on is refused (IsSSORequired): offboarding at the provider must
+// cut their access.
 func (s *Store) PasskeySignIn(ctx context.Context, rp RelyingParty, in PasskeySignInInput) (*Session, string, error) {
 	session, err := s.takeCeremony(ctx, in.Token, ceremonySignIn, "")
 	if err != nil {
@@ -174,6 +176,10 @@ func (s *Store) PasskeySignIn(ctx context.Context, rp RelyingParty, in PasskeySi
 		NewBrowser: !device.knows(used.user.Email)}
 	return s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
 		if err := s.recordPasskeyUse(tx, used); err != nil {
+			return nil, err
+		}
+		// A domain that signs in through its provider is cut off there.
+		if err := refuseSSODomain(tx, used.user.Email); err != nil {
 			return nil, err
 		}
 		if in.ReplacesToken != "" {

@@ -77,7 +77,7 @@ func firstFactorOnly(method string) bool { return method == MethodPassword || me
 // signing in with one factor who has a second factor, or must have one,
 // gets a pending sign-in instead of a session.
 func (s *Store) holdForSecondStep(tx *gorm.DB, u *User, origin SessionOrigin) (*SecondStepNeeded, error) {
-	if !firstFactorOnly(origin.Method) {
+	if !firstFactorOnly(origin.Method) && !origin.SingleFactor {
 		return nil, nil
 	}
 	reason := PendingSecondFactor
@@ -96,7 +96,7 @@ func (s *Store) holdForSecondStep(tx *gorm.DB, u *User, origin SessionOrigin) (*
 	}
 	token := randomHex(32)
 	p := PendingSignIn{ID: NewID(), TokenHash: hashSecret(token), UserID: u.ID,
-		SourceIP: truncate(origin.SourceIP, 45), UserAgent: truncate(origin.UserAgent, 512), Method: truncate(origin.Method, 32),
+		SourceIP: truncate(origin.SourceIP, 45), UserAgent: truncate(origin.UserAgent, 512), Method: truncate(origin.Method, 64),
 		NewBrowser: origin.NewBrowser, NextPath: truncate(origin.Next, 2048), Reason: reason,
 		ExpiresAt: now.Add(PendingSignInTTL), CreatedAt: now}
 	if err := tx.Create(&p).Error; err != nil {

@@ -110,7 +110,7 @@ var gormModels = []any{
 	&models.NotificationPreference{}, &models.Notification{}, &models.Invitation{},
 	&models.Passkey{}, &models.PasskeyCeremony{},
 	&models.SecondFactor{}, &models.RecoveryCode{}, &models.PendingSignIn{},
-	&models.SSOIdentity{}, &models.SSODomain{}, &models.SSOLogin{},
+	&models.SSOIdentity{}, &models.SSODomain{}, &models.SSOLogin{}, &models.SSOConnect{},
 }
 
 // The GORM structs describe the schema the migrations build: the tables,

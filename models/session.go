@@ -80,6 +80,11 @@ type SessionOrigin struct {
 	// Next is the local path the browser asked for, kept through a
 	// second step (PendingSignIn).
 	Next string
+	// SingleFactor marks a sign-in whose Method would count as complete
+	// but proved one factor only (single sign-on through a provider the
+	// user's email domain is not linked to): it is held for the second
+	// factor as a password is.
+	SingleFactor bool
 }
 
 // ErrNoSession is returned for a session token that is unknown, expired,

@@ -24,10 +24,12 @@ type SSOIdentity struct {
 // person signing in: the caller (handlers/web) has checked the token's
 // signature, issuer, audience, expiry and nonce. EmailVerified is the
 // token's email_verified claim; a provider that omits it has not verified
-// the address, as far as cloudplane is concerned. ReplacesToken, SourceIP,
-// UserAgent and Device are as for SignIn.
+// the address, as far as cloudplane is concerned. ProviderName is the
+// provider's name for messages (Provider when empty). ReplacesToken,
+// SourceIP, UserAgent, Device and Next are as for SignIn.
 type SSOSignInInput struct {
 	Provider      string
+	ProviderName  string
 	Subject       string
 	Email         string
 	EmailVerified bool
@@ -35,6 +37,7 @@ type SSOSignInInput struct {
 	SourceIP      string
 	UserAgent     string
 	Device        Device
+	Next          string
 }
 
 // ssoRefused is a refusal of a sign-in through single sign-on, shown on
@@ -46,13 +49,24 @@ func ssoRefused(msg, suggestion string) *Error {
 // SignInSSO signs in the person a provider vouched for and starts a
 // session whose method is MethodSSOPrefix+provider (session/signed_in
 // records it). The person is, in this order:
-//   - the user their identity (provider, subject) was linked to;
-//   - else, with a verified email only, the user with that email, whose
-//     identity is linked now (user/updated, personal);
+//   - the user their identity (provider, subject) was linked to (by an
+//     earlier sign-in, or connected from their account page:
+//     ConnectSSOIdentity);
 //   - else, with a verified email in a domain linked to this provider
-//     (LinkSSODomain), a new user who joins the domain's account just in
+//     (LinkSSODomain), the user with that email, unless support staff,
+//     whose identity is linked now (user/updated, personal);
+//   - else, likewise, a new user who joins the domain's account just in
 //     time with its default role: no password, no account of their own
 //     (user/created and member/created in that account).
+//
+// Any other provider is not trusted to say who owns an address: an
+// existing user outside a domain linked to it is refused, and told to
+// sign in with their password and connect the provider.
+//
+// The sign-in counts as both factors only when the user's email domain is
+// linked to this provider (the provider's policy rules then); otherwise
+// it is one factor (SessionOrigin.SingleFactor): a user with a second
+// factor, or who must enrol one, gets SecondStepNeeded as for a password.
 //
 // A user whose email's domain is linked to another provider must use that
 // one. A subject longer than OpenID's 255 characters is refused. Every
@@ -68,13 +82,26 @@ func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, str
 		return nil, "", ssoRefused("The identity provider did not give a usable email address",
 			"Ask your administrator to release the email scope to cloudplane")
 	}
+	trusted, err := s.ssoTrustedFor(s.read(ctx), in, email)
+	if err != nil {
+		return nil, "", err
+	}
 	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodSSOPrefix + in.Provider,
-		NewBrowser: !in.Device.knows(email)}
+		NewBrowser: !in.Device.knows(email), SingleFactor: !trusted, Next: in.Next}
 	var keys string
 	sess, token, err := s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
 		u, joined, err := s.ssoUser(tx, in, email)
 		if err != nil {
 			return nil, err
+		}
+		// Counted as two factors outside the transaction: the link must
+		// still hold (a domain unlinked since is a one-factor sign-in).
+		if trusted {
+			if ok, err := ssoDomainTrusts(tx, u.Email, in.Provider); err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, ssoRefused("The single sign-on of "+u.Email+" changed while signing in", "Sign in again")
+			}
 		}
 		if joined != "" {
 			keys = joined
@@ -130,6 +157,10 @@ func (s *Store) ssoUser(tx *gorm.DB, in SSOSignInInput, email string) (*User, st
 		return nil, "", err
 	case u.Status != UserActive:
 		return nil, "", ssoRefused("This user is deactivated", "Ask the operator to reactivate it")
+	default:
+		if err := s.ssoMayLinkExisting(tx, u, in); err != nil {
+			return nil, "", err
+		}
 	}
 	id = SSOIdentity{Provider: in.Provider, Subject: in.Subject, UserID: u.ID, Email: email, CreatedAt: s.Now()}
 	if err := tx.Create(&id).Error; err != nil {
@@ -140,6 +171,47 @@ func (s *Store) ssoUser(tx *gorm.DB, in SSOSignInInput, email string) (*User, st
 			map[string]any{"sso_identity": "linked", "provider": in.Provider})
 	}
 	return u, joined, err
+}
+
+// ssoMayLinkExisting allows linking an identity of provider to the
+// existing user u by their email alone only when u's domain is linked to
+// that provider, and never for support staff: any other provider's
+// administrator could mint that address and take the user over.
+func (s *Store) ssoMayLinkExisting(tx *gorm.DB, u *User, in SSOSignInInput) error {
+	ok, err := ssoDomainTrusts(tx, u.Email, in.Provider)
+	if err != nil || ok && u.Role != RoleSupport {
+		return err
+	}
+	name := in.ProviderName
+	if name == "" {
+		name = in.Provider
+	}
+	return ssoRefused(name+" is not connected to the cloudplane user "+u.Email,
+		"Sign in with your password, then connect "+name+" from your account page")
+}
+
+// ssoDomainTrusts reports whether email's domain is linked to provider.
+func ssoDomainTrusts(db *gorm.DB, email, provider string) (bool, error) {
+	d, err := ssoDomainOf(db, email)
+	return err == nil && d != nil && d.Provider == provider, err
+}
+
+// ssoTrustedFor guesses, before SignInSSO's transaction, whether the
+// user it will sign in has an email domain linked to the provider: the
+// user of the identity, else the token's email.
+func (s *Store) ssoTrustedFor(db *gorm.DB, in SSOSignInInput, email string) (bool, error) {
+	var id SSOIdentity
+	err := db.Where("provider = ? AND subject = ?", in.Provider, in.Subject).Take(&id).Error
+	if err == nil {
+		var u User
+		if err := db.Select("email").Where("id = ?", id.UserID).Take(&u).Error; err != nil {
+			return false, translate(err)
+		}
+		email = u.Email
+	} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+		return false, err
+	}
+	return ssoDomainTrusts(db, email, in.Provider)
 }
 
 // ssoDomainAllows refuses a sign-in through provider for an email whose

@@ -82,8 +82,9 @@ func (s *Store) SSODomains(ctx context.Context, actor Actor) ([]SSODomain, error
 // demonstrably theirs, so an owner cannot capture other people's sign-in:
 //   - it is the domain of the owner's own email, and not a public mail
 //     service;
-//   - the owner has signed in through Provider with that email verified
-//     (their identity exists): the provider vouches for the domain;
+//   - the owner has an identity at Provider (connected from their account
+//     page, ConnectSSOIdentity) whose email the provider verified is in
+//     the domain: the provider vouches for the domain;
 //   - every existing user with an address there is already a member of
 //     the account: linking changes how they sign in, so it may not reach
 //     people outside it.
@@ -142,8 +143,8 @@ func ownerVouchedFor(tx *gorm.DB, actor Actor, in SSODomainInput) error {
 		return err
 	}
 	if ids == 0 {
-		return InvalidField("provider", "must be one you have signed in through with your "+in.Domain+
-			" address: sign out, sign in with single sign-on, then link the domain")
+		return InvalidField("provider", "must be connected to you with your "+in.Domain+
+			" address: connect it under Connected sign-ins on your account page, then link the domain")
 	}
 	accountID, _ := actor.ownAccount()
 	var outsiders int64

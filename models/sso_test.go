@@ -50,12 +50,33 @@ func TestSSOLoginIsOnceBoundAndExpires(t *testing.T) {
 	wantCode(t, err, models.CodeForbidden)
 }
 
-// linkCorp makes alice@corp.example an owner who signed in through
-// "corp" and links corp.example with role.
+// connectSSO connects the identity subject (with a verified email) of
+// provider to actor, as the account page's Connect does.
+func connectSSO(t *testing.T, s *models.Store, actor models.Actor, provider, subject, email string) error {
+	t.Helper()
+	ctx := context.Background()
+	start, err := s.BeginSSOConnect(ctx, actor, provider, "/account")
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, err := s.TakeSSOLogin(ctx, start.State, start.BrowserToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.TakeSSOConnect(ctx, login)
+	if err != nil || c == nil {
+		t.Fatalf("connect purpose %+v %v", c, err)
+	}
+	return s.ConnectSSOIdentity(ctx, actor, c, models.SSOIdentityInput{Provider: provider, Subject: subject,
+		Email: email, EmailVerified: true})
+}
+
+// linkCorp makes alice@corp.example an owner who connected "corp" and
+// links corp.example with role.
 func linkCorp(t *testing.T, f *fixture, role string) models.Actor {
 	t.Helper()
 	owner := f.owner(t, "alice@corp.example")
-	if _, _, err := ssoSignIn(t, f.store, "alice-sub", "alice@corp.example"); err != nil {
+	if err := connectSSO(t, f.store, owner, "corp", "alice-sub", "alice@corp.example"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.store.LinkSSODomain(context.Background(), owner,
@@ -77,7 +98,11 @@ func TestLinkSSODomainGuards(t *testing.T) {
 
 	_, err := s.LinkSSODomain(ctx, owner, in) // no identity yet
 	wantField(t, err, "provider")
-	if _, _, err := ssoSignIn(t, s, "carol-sub", "carol@corp.example"); err != nil {
+	// Signing in through corp does not give her one: corp.example is not
+	// linked to it yet, so corp is not trusted with her address.
+	_, _, err = ssoSignIn(t, s, "carol-sub", "carol@corp.example")
+	wantCode(t, err, models.CodeForbidden)
+	if err := connectSSO(t, s, owner, "corp", "carol-sub", "carol@corp.example"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.LinkSSODomain(ctx, owner, models.SSODomainInput{Domain: "other.example", Provider: "corp"})
@@ -193,18 +218,21 @@ func TestSSODomainRefusesPasswords(t *testing.T) {
 }
 
 // An existing user's identity is linked on their first sign-in through
-// SSO only when the provider says the email is verified.
+// the provider their domain is linked to, only when the provider says the
+// email is verified.
 func TestSSOLinksExistingUserOnlyWhenVerified(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	s := f.store
-	in := models.SSOSignInInput{Provider: "corp", Subject: "bob-sub", Email: "bob@example.com"}
+	owner := linkCorp(t, f, "")
+	bob, _ := modelstest.Member(t, s, owner, "bob@corp.example", models.RoleMember)
+	in := models.SSOSignInInput{Provider: "corp", Subject: "bob-sub", Email: bob.Email}
 	_, _, err := s.SignInSSO(ctx, in)
 	wantCode(t, err, models.CodeForbidden)
 	// A subject OpenID does not allow (over 255 characters) is refused
 	// rather than stored cut, where it would match no later sign-in.
 	_, _, err = s.SignInSSO(ctx, models.SSOSignInInput{Provider: "corp", Subject: strings.Repeat("s", 256),
-		Email: "bob@example.com", EmailVerified: true})
+		Email: bob.Email, EmailVerified: true})
 	wantCode(t, err, models.CodeForbidden)
 	in.EmailVerified = true
 	_, token, err := s.SignInSSO(ctx, in)
@@ -212,16 +240,16 @@ func TestSSOLinksExistingUserOnlyWhenVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, u, err := s.SessionByToken(ctx, token)
-	if err != nil || u.Email != "bob@example.com" {
+	if err != nil || u.Email != bob.Email {
 		t.Fatalf("%+v %v", u, err)
 	}
 	// Once linked, the subject is the user even if the provider's email
 	// changes or is not verified any more.
-	_, token, err = s.SignInSSO(ctx, models.SSOSignInInput{Provider: "corp", Subject: "bob-sub", Email: "robert@example.com"})
+	_, token, err = s.SignInSSO(ctx, models.SSOSignInInput{Provider: "corp", Subject: "bob-sub", Email: "robert@corp.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, u, _ := s.SessionByToken(ctx, token); u.Email != "bob@example.com" {
+	if _, u, _ := s.SessionByToken(ctx, token); u.Email != bob.Email {
 		t.Fatalf("signed in as %s", u.Email)
 	}
 }

@@ -252,6 +252,7 @@ type Account struct {
 	// HasPassword is false for a user who joined through single sign-on:
 	// no password form for them.
 	HasPassword bool
+	Connections *SSOConnections // nil: no single sign-on configured
 	CSRF        string
 }
 

@@ -67,6 +67,7 @@ func (h *Handlers) SaveNotifications(c *fiber.Ctx) error {
 type accountForms struct {
 	password, notices, passkeys, twoFactor views.Form
 	email                                  views.EmailChange
+	sso                                    views.Form // Connected sign-ins
 }
 
 // accountPage renders the account page with its forms' states and the
@@ -94,6 +95,9 @@ func (h *Handlers) accountPage(c *fiber.Ctx, status int, forms accountForms) err
 		return err
 	}
 	if v.TwoFactor, err = h.twoFactorView(c, forms.twoFactor); err != nil {
+		return err
+	}
+	if v.Connections, err = h.ssoConnectionsSection(c, forms.sso); err != nil {
 		return err
 	}
 	if act.AccountID != "" {

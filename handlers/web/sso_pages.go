@@ -51,7 +51,9 @@ func (h *Handlers) SSOStart(c *fiber.Ctx) error {
 // must name an attempt begun in this browser (its cookie) within ten
 // minutes and not used yet; the code is exchanged with the attempt's
 // verifier and the ID token verified (issuer's keys, issuer, audience,
-// expiry, nonce). Then models.SignInSSO decides who signs in. Every
+// expiry, nonce). Then models.SignInSSO decides who signs in (and may
+// ask for the user's second factor), or, for an attempt begun by
+// ConnectSSO, models.ConnectSSOIdentity connects the identity. Every
 // failure is a page saying what to do, never a stack trace.
 func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 	p := h.ssoProvider(c)
@@ -65,6 +67,10 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 	login, err := h.store.TakeSSOLogin(ctx, strings.Clone(c.Query("state")), browser)
 	if err != nil {
 		return h.ssoRefused(c, err)
+	}
+	connect, err := h.store.TakeSSOConnect(ctx, login) // nil: a sign-in
+	if err != nil {
+		return err
 	}
 	if login.Provider != p.ID {
 		return h.ssoError(c, fiber.StatusForbidden, "This single sign-on attempt was started with another provider",
@@ -87,14 +93,20 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 	if login.Purpose == models.SSOPurposeReauth {
 		return h.ssoReauthenticated(c, p, login, claims)
 	}
+	if connect != nil {
+		return h.ssoConnected(c, p, connect, claims)
+	}
 	device, err := h.store.RecognizeDevice(ctx, c.Cookies(ssoDeviceCookie), claims.Email)
 	if err != nil {
 		return err
 	}
 	_, token, err := h.store.SignInSSO(ctx, models.SSOSignInInput{Provider: p.ID, Subject: claims.Subject,
 		Email: claims.Email, EmailVerified: claims.verified(p), ReplacesToken: c.Cookies(SessionCookie),
-		SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent), Device: device})
-	if err != nil {
+		SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent), Device: device, ProviderName: p.Name, Next: login.Next})
+	if step, ok := models.AsSecondStep(err); ok { // one factor: the user's second is asked for
+		h.rememberDevice(c, claims.Email)
+		return toSecondStep(c, step)
+	} else if err != nil {
 		return h.ssoRefused(c, err)
 	}
 	startSession(c, token)

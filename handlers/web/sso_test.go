@@ -40,7 +40,13 @@ func newSSOEnv(t *testing.T) (*env, *testOP) {
 // answer: the callback path and query the provider sends the browser to.
 func ssoRedirect(t *testing.T, b *browser, next string) string {
 	t.Helper()
-	start := b.get("/sso/corp/start?next=" + url.QueryEscape(next)).expect(http.StatusSeeOther)
+	return ssoFollow(t, b.get("/sso/corp/start?next="+url.QueryEscape(next)).expect(http.StatusSeeOther))
+}
+
+// ssoFollow takes start's redirect to the provider and returns the
+// provider's answer: the callback path and query.
+func ssoFollow(t *testing.T, start *page) string {
+	t.Helper()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := client.Get(start.Header.Get("Location"))
 	if err != nil {
@@ -54,16 +60,24 @@ func ssoRedirect(t *testing.T, b *browser, next string) string {
 	return strings.TrimPrefix(back, ssoBase)
 }
 
+// ssoConnect connects the provider's current user to b's signed-in user
+// from the account page, and returns the callback's answer.
+func ssoConnect(t *testing.T, b *browser) *page {
+	t.Helper()
+	return b.get(ssoFollow(t, b.get("/account/sso/corp/connect?csrf_token="+b.csrf).expect(http.StatusSeeOther)))
+}
+
 // ssoSignIn signs b in through the provider's current user.
 func ssoSignIn(t *testing.T, b *browser, next string) *page {
 	t.Helper()
 	return b.get(ssoRedirect(t, b, next))
 }
 
-// The whole flow: an owner signs in through the provider, links their
-// domain with the viewer role; a newcomer from it then joins just in
-// time as a viewer, and the provider is in the signed_in event; the
-// owner's password no longer works.
+// The whole flow: an owner signed in with their password connects the
+// provider from their account page, links their domain with the viewer
+// role; a newcomer from it then joins just in time as a viewer, and the
+// provider is in the signed_in event; the owner's password no longer
+// works, the provider signs them in.
 func TestSSOSignInLinkAndJoin(t *testing.T) {
 	e, op := newSSOEnv(t)
 	ctx := context.Background()
@@ -71,9 +85,9 @@ func TestSSOSignInLinkAndJoin(t *testing.T) {
 
 	e.browser().get("/sign-in").expect(http.StatusOK).contains(`href="/sso/corp/start"`, "Sign in with Corp")
 
-	b := e.browser()
+	b := e.signedIn("alice@corp.example")
 	op.signIn("alice-sub", "alice@corp.example", true)
-	ssoSignIn(t, b, "/members").expect(http.StatusSeeOther).redirectsTo("/members")
+	ssoConnect(t, b).redirectsTo("/account#sso-connections")
 	b.get("/members").expect(http.StatusOK).contains(`id="sso"`, "Single sign-on")
 	b.post("/members/sso", url.Values{"domain": {"gmail.com"}, "provider": {"corp"}}).
 		expect(http.StatusUnprocessableEntity).contains("public mail service")
@@ -108,6 +122,8 @@ func TestSSOSignInLinkAndJoin(t *testing.T) {
 
 	e.browser().signIn("alice@corp.example", password).expect(http.StatusUnprocessableEntity).
 		contains("single sign-on", "Sign in with Corp")
+	op.signIn("alice-sub", "alice@corp.example", true)
+	ssoSignIn(t, e.browser(), "/members").expect(http.StatusSeeOther).redirectsTo("/members")
 	e.browser().signIn("bob@corp.example", "").expect(http.StatusUnprocessableEntity).contains("single sign-on")
 }
 
@@ -125,15 +141,20 @@ func TestSSOUnverifiedEmailRefused(t *testing.T) {
 }
 
 // A provider the operator trusts with emails (Entra ID sends no
-// email_verified) signs its people in without the claim.
+// email_verified) vouches for its people without the claim: its
+// identity's email proves the owner's domain, and a newcomer joins.
 func TestSSOTrustedProviderEmail(t *testing.T) {
 	op := &testOP{t: t}
 	e := newEnv(t, withSSO(&op, true))
-	e.owner("erin@example.com")
-	op.signIn("erin-sub", "erin@example.com", nil)
-	b := e.browser()
-	ssoSignIn(t, b, "").expect(http.StatusSeeOther).redirectsTo("/")
-	b.get("/").expect(http.StatusOK).contains("erin@example.com")
+	e.owner("erin@corp.example")
+	b := e.signedIn("erin@corp.example")
+	op.signIn("erin-sub", "erin@corp.example", nil)
+	ssoConnect(t, b).redirectsTo("/account#sso-connections")
+	b.post("/members/sso", url.Values{"domain": {"corp.example"}, "provider": {"corp"}}).expect(http.StatusSeeOther)
+	op.signIn("finn-sub", "finn@corp.example", nil)
+	newcomer := e.browser()
+	ssoSignIn(t, newcomer, "").expect(http.StatusSeeOther).redirectsTo("/")
+	newcomer.get("/").expect(http.StatusOK).contains("finn@corp.example")
 }
 
 // The threats at the callback: each is refused with a page, and nobody
@@ -141,6 +162,8 @@ func TestSSOTrustedProviderEmail(t *testing.T) {
 func TestSSOCallbackThreats(t *testing.T) {
 	e, op := newSSOEnv(t)
 	e.owner("dave@example.com")
+	op.signIn("dave-sub", "dave@example.com", true)
+	ssoConnect(t, e.signedIn("dave@example.com")).redirectsTo("/account#sso-connections")
 	other := newTestOP(t, e.clock.Now)
 	cases := []struct {
 		name   string
