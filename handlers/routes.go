@@ -109,6 +109,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// Forward, after a post that showed a refusal meets that page, never a
 	// 404. First, before the :id routes that would swallow the fixed paths.
 	for _, form := range []string{"/sign-out", "/account/password", "/account/email", "/ssh-keys/generate",
+		"/instances/launch/ssh-key",
 		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve", "/tickets/:id/attachments",
 		"/tickets/:id/assignee", "/tickets/:id/notes",
 		"/webhook/:id/enabled", "/webhook/:id/test",
@@ -244,6 +245,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/instances", web.RequireUser, w.Instances)
 	app.Post("/instances", web.RequireUser, w.LaunchInstance)
 	app.Get("/instances/launch", web.RequireUser, w.LaunchForm)
+	app.Post("/instances/launch/ssh-key", web.RequireUser, w.LaunchSSHKey)
 	app.Get("/instances/:id", web.RequireUser, w.Instance)
 	app.Get("/instances/:id/terminate", web.RequireUser, w.ConfirmTerminateInstance)
 	app.Post("/instances/:id/terminate", web.RequireUser, w.TerminateInstance)

@@ -175,6 +175,10 @@ func (s *Store) Database() *database.DB { return s.db }
 // Now is the store's clock, normalised for storage.
 func (s *Store) Now() time.Time { return dbTime(s.now()) }
 
+// InstanceBootTime is how long a launched or restarted instance boots
+// (Config.InstanceBootTime), for pages that say how long to wait.
+func (s *Store) InstanceBootTime() time.Duration { return s.cfg.InstanceBootTime }
+
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
 

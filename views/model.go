@@ -14,6 +14,10 @@ type Meta struct {
 	User  *User  // nil when signed out
 	CSRF  string
 	Flash *Flash
+	// Refresh, when set, reloads the page after this many seconds in a
+	// browser without script (a page that changes by itself, which
+	// htmx polls with script).
+	Refresh int
 }
 
 // Navigation items.

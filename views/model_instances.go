@@ -49,6 +49,9 @@ type Instance struct {
 	CanRestart        bool
 	CanTerminate      bool
 	CSRF              string
+	// BootTime is how long a launch or a restart boots
+	// (--instance-boot-time), said while the instance is booting.
+	BootTime time.Duration
 }
 
 // Mount is a filesystem mounted on an instance.
@@ -111,6 +114,15 @@ type Launch struct {
 	// corrects the account's billing address.
 	BillingInvalid bool
 	CSRF           string
+	// NewKey is the form, inside the launch form, that adds or generates
+	// an SSH key without leaving it; Generated is the pair it has just
+	// generated, shown in this one answer.
+	NewKey    Form
+	Generated *GeneratedKey
+	// AddedKey names the key just added or generated, now chosen.
+	AddedKey string
+	// BootTime is how long an instance boots (--instance-boot-time).
+	BootTime time.Duration
 }
 
 // TagRow is one key/value row of the launch form's tags; blank rows are
@@ -129,3 +141,24 @@ type InstanceType struct {
 	Regions     []string // with capacity now
 	Checked     bool
 }
+
+// BootTimeText says a boot time in words: "30 seconds", "2 minutes",
+// "1 minute 30 seconds".
+func BootTimeText(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < time.Second {
+		return "under a second"
+	}
+	minutes, seconds := int(d/time.Minute), int(d%time.Minute/time.Second)
+	switch {
+	case minutes == 0:
+		return Count(seconds, "second", "seconds")
+	case seconds == 0:
+		return Count(minutes, "minute", "minutes")
+	}
+	return Count(minutes, "minute", "minutes") + " " + Count(seconds, "second", "seconds")
+}
+
+// LaunchSSHKeyID is the launch form's SSH key part, which adding or
+// generating a key with script replaces.
+const LaunchSSHKeyID = "launch-ssh-key"

@@ -21,6 +21,21 @@ func (h *Handlers) LaunchForm(c *fiber.Ctx) error {
 	return h.launchPage(c, fiber.StatusOK, &launchForm{}, 0)
 }
 
+// launchFormAddKey adds the key of the launch form's key fields (without
+// script) and shows the form again with every value kept and the new key
+// chosen, or the key's refusal beside its fields.
+func (h *Handlers) launchFormAddKey(c *fiber.Ctx, form *launchForm, generate bool) error {
+	nk, status, err := h.addLaunchKey(c, generate)
+	if err != nil {
+		return err
+	}
+	form.newKey = nk
+	if nk.added != "" {
+		form.Values["ssh_key_names"] = nk.added
+	}
+	return h.launchPage(c, status, form, 0)
+}
+
 // LaunchInstance launches one instance through the domain's launch, which
 // checks the key, the image, the regions of filesystems and rulesets and
 // the capacity; what it refuses comes back beside the field at fault,
@@ -32,6 +47,9 @@ func (h *Handlers) LaunchInstance(c *fiber.Ctx) error {
 	form.Values["user_data"] = strings.ReplaceAll(form.Value("user_data"), "\r\n", "\n")
 	if c.FormValue("add_tag") != "" {
 		return h.launchPage(c, fiber.StatusOK, form, 1)
+	}
+	if action := c.FormValue("action"); action == launchActionAddKey || action == launchActionGenerateKey {
+		return h.launchFormAddKey(c, form, action == launchActionGenerateKey)
 	}
 	in := models.LaunchInstancesInput{Name: form.Value("name"), RegionName: form.Value("region_name"),
 		InstanceTypeName: form.Value("instance_type_name"), FileSystemNames: form.filesystems,
@@ -117,9 +135,8 @@ func (h *Handlers) launchPage(c *fiber.Ctx, status int, lf *launchForm, moreTags
 		Region: views.Field{Name: "region_name", Label: "Region", Placeholder: "Choose a region",
 			Value: form.Value("region_name"), Error: form.Error("region_name"), Options: regionOptions(""),
 			Hint: "Only regions with capacity for the chosen type can be launched in."},
-		SSHKey: views.Field{Name: "ssh_key_names", Label: "SSH key", Placeholder: "Choose a key",
-			Value: form.Value("ssh_key_names"), Error: form.Error("ssh_key_names"),
-			Hint: "You log in as ubuntu with its private half."},
+		SSHKey: launchKeyField(keys, form), NewKey: lf.newKey.form, AddedKey: lf.newKey.added,
+		Generated: lf.newKey.generated, BootTime: h.store.InstanceBootTime(),
 		Filesystems: views.Field{Name: "file_system_names", Label: "Filesystems", Error: form.Error("file_system_names"),
 			Hint: "Optional. Each is mounted at /lambda/nfs/<name>; it must be in the launch region."},
 		Rulesets: views.Field{Name: "firewall_rulesets", Label: "Firewall rulesets", Error: form.Error("firewall_rulesets"),
@@ -137,12 +154,6 @@ func (h *Handlers) launchPage(c *fiber.Ctx, status int, lf *launchForm, moreTags
 			lt.Regions = append(lt.Regions, r.Name)
 		}
 		v.Types = append(v.Types, lt)
-	}
-	for _, k := range keys {
-		v.SSHKey.Options = append(v.SSHKey.Options, views.Option{Value: k.Name, Label: k.Name})
-	}
-	if len(keys) == 1 && form.Values == nil {
-		v.SSHKey.Value = keys[0].Name // nothing to choose between
 	}
 	for _, f := range fss {
 		v.Filesystems.Options = append(v.Filesystems.Options, views.Option{Value: f.Name, Label: f.Name, Region: f.RegionName,

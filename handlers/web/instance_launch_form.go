@@ -29,6 +29,7 @@ type launchForm struct {
 	filesystems, rulesets []string
 	tags                  []views.TagRow
 	tagsError             string
+	newKey                launchNewKey // a key just added from the form, or refused
 }
 
 // formList copies every value of a repeated form field (checkboxes, tag

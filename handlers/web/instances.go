@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/models"
@@ -19,13 +20,33 @@ func (h *Handlers) Instances(c *fiber.Ctx) error {
 		return err
 	}
 	rows := make([]views.Instance, len(ds))
+	changing := false
 	for i := range ds {
 		rows[i] = viewInstance(&ds[i], nil)
+		changing = changing || rows[i].Transitional()
 	}
 	if c.Get("HX-Target") == views.InstancesTableID {
 		return renderAlone(c, views.InstancesTable(rows))
 	}
-	return h.page(c, fiber.StatusOK, "Instances", views.NavInstances, views.InstancesPage(views.Instances{Rows: rows}))
+	return h.changingPage(c, "Instances", changing, views.InstancesPage(views.Instances{Rows: rows}))
+}
+
+// noScriptRefresh is how often, in seconds, a browser without script
+// reloads a page while an instance on it boots or terminates; with script
+// htmx asks every two seconds for the part that changes.
+const noScriptRefresh = 3
+
+// changingPage renders an instances page that, while changing, reloads
+// itself in a browser without script, and stops once all has settled.
+func (h *Handlers) changingPage(c *fiber.Ctx, title string, changing bool, content templ.Component) error {
+	m, err := h.meta(c, title, views.NavInstances)
+	if err != nil {
+		return err
+	}
+	if changing {
+		m.Refresh = noScriptRefresh
+	}
+	return render(c, fiber.StatusOK, m, content)
 }
 
 // Instance shows one instance of the account, terminated or not; another
@@ -45,10 +66,11 @@ func (h *Handlers) Instance(c *fiber.Ctx) error {
 		names[r.ID] = r.Name
 	}
 	v := viewInstance(d, names)
+	v.BootTime = h.store.InstanceBootTime()
 	if c.Get("HX-Target") == views.InstanceDetailID {
 		return renderAlone(c, views.InstanceDetail(v))
 	}
-	return h.page(c, fiber.StatusOK, v.Title(), views.NavInstances, views.InstancePage(v))
+	return h.changingPage(c, v.Title(), v.Transitional(), views.InstancePage(v))
 }
 
 // viewInstance shows an instance; rulesets names its rulesets by id.
