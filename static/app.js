@@ -96,22 +96,23 @@
       return;
     }
     var text = source.textContent.trim();
-    var done = function () {
+    var say = function (msg) {
       if (status) {
-        status.textContent = "Copied to the clipboard.";
+        status.textContent = msg;
       }
     };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, function () {
-        selectText(source);
-      });
-    } else {
-      // Plain HTTP on another host has no clipboard API: select the
-      // text so one keystroke copies it.
+    // Plain HTTP on another host has no clipboard API, and a browser may
+    // refuse it: then the text is selected so one keystroke copies it.
+    var selectInstead = function () {
       selectText(source);
-      if (status) {
-        status.textContent = "Selected: press Ctrl+C or ⌘C to copy.";
-      }
+      say("Selected: press Ctrl+C or ⌘C to copy.");
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () {
+        say("Copied to the clipboard.");
+      }, selectInstead);
+    } else {
+      selectInstead();
     }
   }
 
@@ -305,20 +306,32 @@
   }
 })();
 
-// Fields shown only for one choice of another field: the new ticket's
-// severity, only for incidents. A hidden field is disabled too, so the
-// form does not send it. Without script every field shows, and the domain
-// says which one does not belong.
+// Fields shown only for one choice of another field (a radio group or a
+// select): the new ticket's severity, only for incidents; an API key's
+// expiry date, only for "On a date". A hidden field is disabled too, so
+// the form does not send it. Without script every field shows, and the
+// server says which one does not belong, or ignores it.
 (function () {
   "use strict";
+
+  // chosenValue is the value chosen in the form's field name, or null
+  // while nothing is.
+  function chosenValue(form, name) {
+    var select = form.querySelector('select[name="' + name + '"]');
+    if (select) {
+      return select.value;
+    }
+    var chosen = form.querySelector('[name="' + name + '"]:checked');
+    return chosen ? chosen.value : null;
+  }
 
   function sync(root) {
     var parts = root.querySelectorAll("[data-shown-for]");
     for (var i = 0; i < parts.length; i++) {
       var rule = parts[i].dataset.shownFor.split("=");
       var form = parts[i].closest("form");
-      var chosen = form && form.querySelector('[name="' + rule[0] + '"]:checked');
-      var show = !chosen || chosen.value === rule[1];
+      var value = form ? chosenValue(form, rule[0]) : null;
+      var show = value === null || value === rule[1];
       parts[i].hidden = !show;
       var controls = parts[i].querySelectorAll("input, select, textarea");
       for (var j = 0; j < controls.length; j++) {
