@@ -28,6 +28,13 @@ func Busy(cause error) *Error {
 		Suggestion: "Try again shortly"}
 }
 
+// IsBusy reports whether err is Busy: a write refused after waiting for
+// another's lock, so certainly not made.
+func IsBusy(err error) bool {
+	e, ok := AsError(err)
+	return ok && e.Code == CodeProviderUnavailable && e.cause != nil && database.IsBusy(e.cause)
+}
+
 // Classify returns the domain error err carries. Reads hand driver errors
 // back untranslated, so a database that is down or too slow is recognised
 // here as well as in translate: both front doors map through Classify.

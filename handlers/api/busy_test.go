@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,7 +28,7 @@ func TestWriteBehindAHeldLockIsUnavailable(t *testing.T) {
 	e := newEnv(t, atDSN(appDSN))
 	var release func()
 	if database.IsPostgres(dsn) {
-		release = holdAccountRow(t, dsn, *e.owner.AccountID)
+		release = modelstest.HoldRowLock(t, dsn, "accounts", *e.owner.AccountID)
 	} else {
 		release = modelstest.HoldWriteLockFromProcess(t, dsn)
 	}
@@ -51,27 +50,4 @@ func TestWriteBehindAHeldLockIsUnavailable(t *testing.T) {
 	if list := e.do(http.MethodGet, "/api/v1/filesystems", nil).expect(http.StatusOK); !strings.Contains(string(list.Body), `"data"`) {
 		t.Fatalf("the filesystem was not created after the lock was released: %s", list.Body)
 	}
-}
-
-// holdAccountRow has another connection lock the account's row, as a
-// long transaction of another replica would, until release.
-func holdAccountRow(t *testing.T, dsn, accountID string) (release func()) {
-	t.Helper()
-	db := modelstest.OpenDatabase(t, dsn)
-	tx := db.Gorm().WithContext(context.Background()).Begin()
-	if tx.Error != nil {
-		t.Fatal(tx.Error)
-	}
-	if err := tx.Exec("SELECT id FROM accounts WHERE id = ? FOR UPDATE", accountID).Error; err != nil {
-		t.Fatal(err)
-	}
-	done := false
-	release = func() {
-		if !done {
-			done = true
-			_ = tx.Rollback().Error
-		}
-	}
-	t.Cleanup(release)
-	return release
 }

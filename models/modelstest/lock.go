@@ -74,3 +74,28 @@ func HoldWriteLockFromProcess(tb testing.TB, path string) (release func()) {
 	tb.Cleanup(release)
 	return release
 }
+
+// HoldRowLock has another connection to the PostgreSQL database at dsn
+// lock the row of table with id (SELECT ... FOR UPDATE in an open
+// transaction), as a long transaction of another replica would, until
+// release is called or the test ends.
+func HoldRowLock(tb testing.TB, dsn, table, id string) (release func()) {
+	tb.Helper()
+	db := OpenDatabase(tb, dsn)
+	tx := db.Gorm().Begin()
+	if tx.Error != nil {
+		tb.Fatal(tx.Error)
+	}
+	if err := tx.Exec("SELECT id FROM "+table+" WHERE id = ? FOR UPDATE", id).Error; err != nil {
+		tb.Fatal(err)
+	}
+	done := false
+	release = func() {
+		if !done {
+			done = true
+			_ = tx.Rollback().Error
+		}
+	}
+	tb.Cleanup(release)
+	return release
+}
