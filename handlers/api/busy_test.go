@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"cloudplane/handlers/testserver"
-
 	"cloudplane/models"
-	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
 
@@ -21,17 +19,8 @@ import (
 // another connection holds the account's row lock until lock_timeout.
 func TestWriteBehindAHeldLockIsUnavailable(t *testing.T) {
 	dsn := modelstest.DSN(t)
-	appDSN := dsn
-	if database.IsPostgres(dsn) {
-		appDSN += "&lock_timeout=300" // milliseconds, a runtime parameter pgx passes on
-	}
-	e := newEnv(t, atDSN(appDSN))
-	var release func()
-	if database.IsPostgres(dsn) {
-		release = modelstest.HoldRowLock(t, dsn, "accounts", *e.owner.AccountID)
-	} else {
-		release = modelstest.HoldWriteLockFromProcess(t, dsn)
-	}
+	e := newEnv(t, atDSN(modelstest.LockWaitDSN(dsn)))
+	release := modelstest.HoldAccountWrites(t, dsn, *e.owner.AccountID)
 	create := func() *response {
 		// Sent as is: the reference document declares no 503 per route,
 		// while its error table does (CONTRACT.md).

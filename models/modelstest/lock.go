@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"cloudplane/models/database"
 )
 
 // HoldWriteLockFromProcess has another process, the sqlite3 shell, hold the write
@@ -98,4 +100,26 @@ func HoldRowLock(tb testing.TB, dsn, table, id string) (release func()) {
 	}
 	tb.Cleanup(release)
 	return release
+}
+
+// LockWaitDSN is dsn as a server that gives up waiting for a lock soon
+// opens it: on PostgreSQL with lock_timeout at 300 ms (a runtime
+// parameter pgx passes on); SQLite waits its busy timeout, 10 s.
+func LockWaitDSN(dsn string) string {
+	if database.IsPostgres(dsn) {
+		return dsn + "&lock_timeout=300"
+	}
+	return dsn
+}
+
+// HoldAccountWrites keeps the writes of the account with accountID
+// waiting until release: on SQLite another process holds the database's
+// write lock (HoldWriteLockFromProcess), on PostgreSQL another connection
+// the account's row (HoldRowLock), which every quota-checked write locks.
+func HoldAccountWrites(tb testing.TB, dsn, accountID string) (release func()) {
+	tb.Helper()
+	if database.IsPostgres(dsn) {
+		return HoldRowLock(tb, dsn, "accounts", accountID)
+	}
+	return HoldWriteLockFromProcess(tb, dsn)
 }
