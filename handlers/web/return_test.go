@@ -20,7 +20,10 @@ func TestExpiredFormReturnsToItsPageAfterSignIn(t *testing.T) {
 	want := "/sign-in?next=" + url.QueryEscape(page) + "&notice=expired"
 
 	b := e.signedIn("ada@example.com")
-	b.get(page).expect(http.StatusOK)
+	// The long-text forms keep drafts (static/drafts.js).
+	b.get("/tickets/new").expect(http.StatusOK).contains(`data-draft="ticket-new"`)
+	b.get("/ssh-keys").expect(http.StatusOK).contains(`data-draft="ssh-key-new"`)
+	b.get(page).expect(http.StatusOK).contains(`data-draft="ticket-comment-`+tk.ID+`"`, "/static/drafts.")
 	e.clock.Advance(13 * time.Hour) // past the 12 h idle timeout
 	b.header.Set("Referer", "http://example.com"+page)
 	b.post(page+"/comments", url.Values{"comment": {"Still slow"}}).redirectsTo(want)
