@@ -242,6 +242,8 @@ func translate(err error) error {
 		return &Error{Code: CodeDuplicate, Message: "An object with that name already exists"}
 	case database.IsUnavailable(err):
 		return Unavailable(err)
+	case database.IsBusy(err):
+		return Busy(err)
 	case database.IsConflict(err):
 		return &Error{Code: CodeInternal, Retryable: true,
 			Message:    "A concurrent request changed the same objects",

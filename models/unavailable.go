@@ -17,6 +17,24 @@ func Unavailable(cause error) *Error {
 		Suggestion: "Try again shortly"}
 }
 
+// Busy is the error for a write that waited for a lock another
+// connection or process held (a CLI command, a backup, a long
+// transaction) until the wait ran out. Nothing raced and nothing was
+// saved: it is Unavailable, answered 503 with Retry-After, never the 409
+// of a lost race, so the dashboard gives the form back to send again.
+func Busy(cause error) *Error {
+	return &Error{Code: CodeProviderUnavailable, cause: cause,
+		Message:    "The database was busy with other work and nothing was saved",
+		Suggestion: "Try again shortly"}
+}
+
+// IsBusy reports whether err is Busy: a write refused after waiting for
+// another's lock, so certainly not made.
+func IsBusy(err error) bool {
+	e, ok := AsError(err)
+	return ok && e.Code == CodeProviderUnavailable && e.cause != nil && database.IsBusy(e.cause)
+}
+
 // Classify returns the domain error err carries. Reads hand driver errors
 // back untranslated, so a database that is down or too slow is recognised
 // here as well as in translate: both front doors map through Classify.
@@ -28,6 +46,9 @@ func Classify(err error) (*Error, bool) {
 	}
 	if err != nil && database.IsUnavailable(err) {
 		return Unavailable(err), true
+	}
+	if err != nil && database.IsBusy(err) {
+		return Busy(err), true
 	}
 	return nil, false
 }

@@ -347,4 +347,36 @@
     }
   });
   htmx.onLoad(sync);
+
+  // A form whose answer takes over 2 s (a busy database waits up to 10 s
+  // for its lock) says so, rather than leave a dimmed button to wonder
+  // at; the note goes when the answer comes.
+  var stillWorkingAfter = 2000;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    var form = elt && elt.closest && elt.closest("form");
+    if (!form || form.stillWorking) {
+      return;
+    }
+    form.stillWorking = setTimeout(function () {
+      var p = document.createElement("p");
+      p.className = "still-working";
+      p.setAttribute("role", "status");
+      p.textContent = "Still working… Please wait; what you entered is kept.";
+      form.appendChild(p);
+    }, stillWorkingAfter);
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail.elt;
+    var form = elt && elt.closest && elt.closest("form");
+    if (!form || !form.stillWorking) {
+      return;
+    }
+    clearTimeout(form.stillWorking);
+    form.stillWorking = null;
+    var notes = form.querySelectorAll(".still-working");
+    for (var i = 0; i < notes.length; i++) {
+      notes[i].remove();
+    }
+  });
 })();

@@ -38,6 +38,7 @@ type envConfig struct {
 	limits  api.Limits
 	store   []models.Option
 	proxies []string
+	dsn     string // the database, when the test needs its address
 }
 
 func withLimits(l api.Limits) envOption { return func(c *envConfig) { c.limits = l } }
@@ -47,6 +48,9 @@ func withLimits(l api.Limits) envOption { return func(c *envConfig) { c.limits =
 func withTrustedProxies(proxies ...string) envOption {
 	return func(c *envConfig) { c.proxies = proxies }
 }
+
+// atDSN opens the app on the database at dsn (modelstest.DSN).
+func atDSN(dsn string) envOption { return func(c *envConfig) { c.dsn = dsn } }
 
 func withStoreOptions(o ...models.Option) envOption {
 	return func(c *envConfig) { c.store = append(c.store, o...) }
@@ -60,7 +64,10 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		o(&cfg)
 	}
 	clock := modelstest.NewClock()
-	store := modelstest.Open(t, append([]models.Option{models.WithClock(clock.Now)}, cfg.store...)...)
+	if cfg.dsn == "" {
+		cfg.dsn = modelstest.DSN(t)
+	}
+	store := modelstest.OpenAt(t, cfg.dsn, append([]models.Option{models.WithClock(clock.Now)}, cfg.store...)...)
 	owner, key := modelstest.Owner(t, store, "owner@example.com")
 	app := handlers.New(handlers.Config{Store: store, Limits: cfg.limits, TrustedProxies: cfg.proxies})
 	return &env{t: t, app: app, store: store, clock: clock, spec: apitest.Optional(t), own: apitest.Cloudplane(t), owner: owner, key: key}

@@ -36,6 +36,7 @@ type envSetup struct {
 	clock     *modelstest.Clock
 	app       handlers.Config
 	storeOpts []models.Option
+	dsn       string // the database, when the test needs its address
 }
 
 type envOption func(*envSetup)
@@ -44,6 +45,9 @@ type envOption func(*envSetup)
 func withLimits(limits func(*modelstest.Clock) web.Limits) envOption {
 	return func(s *envSetup) { s.app.SignIn = limits(s.clock) }
 }
+
+// atDSN opens the app on the database at dsn (modelstest.DSN).
+func atDSN(dsn string) envOption { return func(s *envSetup) { s.dsn = dsn } }
 
 // withTrustedProxies trusts the named peers to name the client and the
 // scheme. app.Test's requests come from 0.0.0.0.
@@ -67,7 +71,10 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&s)
 	}
-	store := modelstest.Open(t, append([]models.Option{models.WithClock(s.clock.Now)}, s.storeOpts...)...)
+	if s.dsn == "" {
+		s.dsn = modelstest.DSN(t)
+	}
+	store := modelstest.OpenAt(t, s.dsn, append([]models.Option{models.WithClock(s.clock.Now)}, s.storeOpts...)...)
 	s.app.Store = store
 	return &env{t: t, app: handlers.New(s.app), store: store, clock: s.clock}
 }

@@ -39,6 +39,12 @@ func formError(err error, form *views.Form) (int, error) {
 		form.Message = strings.TrimSpace(views.Sentence("", e.Message) + " " + views.Sentence("", e.Suggestion))
 		return fiber.StatusTooManyRequests, nil
 	}
+	if ok && statusOf(e) == fiber.StatusServiceUnavailable {
+		// The database was busy or slow: nothing was wrong with the
+		// input, so the form comes back as typed, to send again.
+		form.Message = unavailableMessage(err)
+		return fiber.StatusServiceUnavailable, nil
+	}
 	if !ok || (statusOf(e) != fiber.StatusUnprocessableEntity && len(e.Fields) == 0) {
 		return 0, err
 	}
@@ -47,6 +53,16 @@ func formError(err error, form *views.Form) (int, error) {
 		form.Message = e.Message
 	}
 	return fiber.StatusUnprocessableEntity, nil
+}
+
+// unavailableMessage says above a form that the database did not take
+// its change: certainly not made when it was refused after waiting for a
+// lock (models.IsBusy); otherwise it did not answer in time.
+func unavailableMessage(err error) string {
+	if models.IsBusy(err) {
+		return "The service is busy. Nothing was saved; try again."
+	}
+	return "The service did not answer in time. Check whether the change was made, or try again."
 }
 
 // ErrorPage answers a failed page request: the app's error handler calls

@@ -59,8 +59,8 @@ func RequireUser(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	q := url.Values{}
-	if c.Method() == fiber.MethodGet {
-		q.Set("next", c.OriginalURL())
+	if next := returnPath(c); next != "" {
+		q.Set("next", next)
 	}
 	if expired, _ := c.Locals(expiredLocal).(bool); expired {
 		q.Set("notice", noticeExpired)
@@ -70,6 +70,30 @@ func RequireUser(c *fiber.Ctx) error {
 		to += "?" + q.Encode()
 	}
 	return redirect(c, to)
+}
+
+// returnPath is the page to come back to after signing in: the address
+// asked for on a GET; for a form sent (POST), the page the form was on,
+// as htmx names it (HX-Current-URL) or the browser's Referer, when that is
+// this site and a clean local path (localPath). The sign-in pages
+// themselves are never returned to.
+func returnPath(c *fiber.Ctx) string {
+	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+		return localPath(c.OriginalURL())
+	}
+	from := c.Get("HX-Current-URL")
+	if from == "" {
+		from = c.Get(fiber.HeaderReferer)
+	}
+	u, err := url.Parse(from)
+	if err != nil || u.Host == "" || u.Host != c.Hostname() || (u.Scheme != "http" && u.Scheme != "https") {
+		return ""
+	}
+	p := localPath(u.RequestURI())
+	if p == "/sign-in" || strings.HasPrefix(p, "/sign-in?") || strings.HasPrefix(p, "/sign-in/") {
+		return ""
+	}
+	return p
 }
 
 // signedIn returns the session and user of the request, or nils.
@@ -123,7 +147,13 @@ func CSRF(c *fiber.Ctx) error {
 		if expired, _ := c.Locals(expiredLocal).(bool); expired {
 			// The form outlived its session: nothing to protect, so say
 			// what actually happened.
-			return redirect(c, "/sign-in?notice="+noticeExpired)
+			// what actually happened, and come back to the form's page,
+			// where drafts.js refills what was typed.
+			q := url.Values{"notice": {noticeExpired}}
+			if next := returnPath(c); next != "" {
+				q.Set("next", next)
+			}
+			return redirect(c, "/sign-in?"+q.Encode())
 		}
 		return errCSRF
 	}

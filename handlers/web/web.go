@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/handlers/metrics"
+	"cloudplane/handlers/respond"
 	"cloudplane/models"
 	"cloudplane/views"
 )
@@ -64,6 +65,9 @@ func isFragment(c *fiber.Ctx) bool {
 // htmx. Pages are private and may hold a secret shown once, so no cache
 // keeps them; Vary keeps fragments and pages apart in any cache that does.
 func render(c *fiber.Ctx, status int, m views.Meta, content templ.Component) error {
+	if status == fiber.StatusServiceUnavailable {
+		c.Set(fiber.HeaderRetryAfter, respond.RetryAfterUnavailable)
+	}
 	page := views.Page(m, content)
 	if isFragment(c) {
 		page = views.Fragment(m, content)

@@ -116,7 +116,7 @@ func (d *dialect) bootstrap(ctx context.Context, tx *sql.Tx) error {
 func (d *dialect) inTx(ctx context.Context, conn *sql.Conn, fn func(tx *sql.Tx) error) error {
 	deadline := time.Now().Add(MigrateLockWait)
 	tx, err := conn.BeginTx(ctx, nil)
-	for err != nil && IsConflict(err) && time.Now().Before(deadline) {
+	for err != nil && (IsBusy(err) || IsConflict(err)) && time.Now().Before(deadline) {
 		tx, err = conn.BeginTx(ctx, nil)
 	}
 	if err != nil {
@@ -197,7 +197,7 @@ func discard(conn *sql.Conn) {
 }
 
 func lockWaitError(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) || IsConflict(err) {
+	if errors.Is(err, context.DeadlineExceeded) || IsBusy(err) || IsConflict(err) {
 		return fmt.Errorf("another process kept the database's migration lock for over %s: %w", MigrateLockWait, err)
 	}
 	return err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mattn/go-sqlite3"
 	"gorm.io/gorm"
 )
 
@@ -118,11 +119,33 @@ func (db *DB) Close() error {
 	return sqlDB.Close()
 }
 
-// IsConflict recognises lost races that a retry can win: SQLite's busy
-// timeout running out, PostgreSQL serialization failures and deadlocks.
+// IsConflict recognises lost races that a retry can win: PostgreSQL
+// serialization failures and deadlocks. Waiting too long for a lock is
+// not one (IsBusy): nothing raced, someone else simply held the lock.
 func IsConflict(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "database is locked") ||
-		strings.Contains(msg, "SQLSTATE 40001") ||
+	return strings.Contains(msg, "SQLSTATE 40001") ||
 		strings.Contains(msg, "SQLSTATE 40P01")
+}
+
+// IsBusy recognises a write that gave up waiting for a lock another
+// connection or process held: SQLite's busy timeout running out (another
+// process, such as a CLI command or a backup, holding the write lock), and
+// PostgreSQL's lock_timeout (55P03) and statement_timeout (57014, also a
+// cancelled query). The change was not made and the same request may
+// succeed once the lock is free, so the domain answers it as unavailable,
+// not as a conflict.
+func IsBusy(err error) bool {
+	if err == nil {
+		return false
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") ||
+		strings.Contains(msg, "database table is locked") ||
+		strings.Contains(msg, "SQLSTATE 55P03") ||
+		strings.Contains(msg, "SQLSTATE 57014")
 }

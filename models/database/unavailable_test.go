@@ -39,3 +39,26 @@ func TestIsUnavailableKnowsTheDriversWays(t *testing.T) {
 		}
 	}
 }
+
+// A lock wait that ran out is busy, not a lost race: SQLite's busy
+// timeout and PostgreSQL's lock and statement timeouts.
+func TestIsBusyIsNotAConflict(t *testing.T) {
+	for _, tc := range []struct {
+		err            error
+		busy, conflict bool
+	}{
+		{errors.New("database is locked"), true, false},
+		{errors.New("ERROR: canceling statement due to lock timeout (SQLSTATE 55P03)"), true, false},
+		{errors.New("ERROR: canceling statement due to statement timeout (SQLSTATE 57014)"), true, false},
+		{errors.New("ERROR: could not serialize access (SQLSTATE 40001)"), false, true},
+		{errors.New("ERROR: deadlock detected (SQLSTATE 40P01)"), false, true},
+		{errors.New("UNIQUE constraint failed: filesystems.name"), false, false},
+	} {
+		if got := database.IsBusy(tc.err); got != tc.busy {
+			t.Errorf("IsBusy(%v) = %v, want %v", tc.err, got, tc.busy)
+		}
+		if got := database.IsConflict(tc.err); got != tc.conflict {
+			t.Errorf("IsConflict(%v) = %v, want %v", tc.err, got, tc.conflict)
+		}
+	}
+}
