@@ -78,7 +78,7 @@ var queueOrders = map[string]queueKey{
 		of:   func(t TicketSummary) string { return severityOf(t) + waitingRankOf(t) },
 		time: waitingTime.sql, timeOf: waitingTime.of},
 	"waiting": {sql: waitingRank, of: waitingRankOf, time: waitingTime.sql, timeOf: waitingTime.of},
-	"status": {sql: statusRankSQL(), of: func(t TicketSummary) string { return statusRank(t.Status) }},
+	"status":  {sql: statusRankSQL(), of: func(t TicketSummary) string { return statusRank(t.Status) }},
 	"assignee": {sql: "COALESCE((SELECT email FROM users WHERE users.id = tickets.assignee_user_id), '')",
 		of: func(t TicketSummary) string { return t.AssigneeEmail }},
 }
