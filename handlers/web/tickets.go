@@ -188,8 +188,8 @@ func (h *Handlers) Ticket(c *fiber.Ctx) error {
 // ticketForms are a ticket page's forms as a refused post leaves them.
 type ticketForms struct {
 	comment, note, attach, composer views.Form
-	moveError             string
-	assignError           string
+	moveError                       string
+	assignError                     string
 }
 
 func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, forms ticketForms) error {
