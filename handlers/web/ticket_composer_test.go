@@ -23,7 +23,7 @@ func TestSupportComposer(t *testing.T) {
 	page := "/tickets/" + tk.ID
 	s := e.signedIn("help@example.com")
 	s.get(page).expect(http.StatusOK).contains(`action="`+page+`/reply"`, `name="kind" value="reply"`, `name="kind" value="note"`,
-		"Only support sees this", ">Send<", "Send and set Pending", "Send and solve").lacks(`name="comment"`, `name="note"`)
+		"Only support sees this", ">Send<", "Send and set pending", "Send and solve").lacks(`name="comment"`, `name="note"`)
 
 	s.post(page+"/reply", url.Values{"kind": {"reply"}, "body": {"Looking into it."}, "status": {""}}).redirectsTo(page)
 	if got := e.ticketStatus(tk.ID); got != models.TicketOpen {

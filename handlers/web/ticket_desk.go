@@ -87,6 +87,8 @@ func waitingFor(since *time.Time, status string, now time.Time) string {
 	}
 	d := max(now.Sub(*since), 0)
 	switch {
+	case d < time.Minute:
+		return "<1 min"
 	case d < time.Hour:
 		return strconv.Itoa(int(d/time.Minute)) + " min"
 	case d < 48*time.Hour:
