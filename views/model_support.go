@@ -73,7 +73,6 @@ type Desk struct {
 	Me            string // the viewer's user id
 	Assignees     []Option
 	AssignError   string
-	NoteForm      Form
 }
 
 // AccountList is the support list of accounts.

@@ -38,6 +38,9 @@ func TestSupportComposer(t *testing.T) {
 		expect(http.StatusUnprocessableEntity).contains("A ticket cannot move from solved to pending.", "Customer phoned.",
 		`value="note" id="composer-note" checked`)
 	s.get(page).lacks("Customer phoned.")
+	// The older note address answers a refusal in the composer too.
+	s.post(page+"/notes", url.Values{"note": {""}}).expect(http.StatusUnprocessableEntity).
+		contains(`value="note" id="composer-note" checked`, "is required")
 
 	b := e.signedIn("ada@example.com")
 	b.get(page).contains(`<span class="comment-author">Support agent</span>`, "Replaced the card.").lacks("Customer phoned.")
