@@ -20,10 +20,13 @@ const (
 	anyStatus  = "any"
 )
 
-// Tickets lists tickets, most recently active first: an owner's own, or
-// for support staff every account's. Filters: status (one status, or
-// unresolved), and for staff severity and account (an id or an owner's
-// email). A filter the domain refuses is shown beside its field (422).
+// Tickets lists tickets: an owner's own, most recently active first, or
+// for support staff the queue of every account's, unresolved ones by
+// default in triage order (the most severe, then the longest waiting).
+// Filters: status (one status, unresolved, resolved or any), and for
+// staff severity and account (an id or an owner's email), with saved
+// views and sortable headers as links. A filter the domain refuses is
+// shown beside its field (422).
 func (h *Handlers) Tickets(c *fiber.Ctx) error {
 	a := actor(c)
 	q := filterValues(c, "status", "severity", "account", "assignee", "age", "sort")
