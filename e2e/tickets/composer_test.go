@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"cloudplane/e2e/browser"
@@ -146,4 +147,38 @@ func TestSupportQueueDefaultAndSavedView(t *testing.T) {
 		`document.querySelector('a[href="/tickets/`+urgent+`"]') === null && `+
 		`document.querySelector('.saved-views [aria-current="page"]').innerText.includes('Solved')`)
 	b.Shot("queue-solved-view")
+}
+
+// Without script, the composer still sends a note with a move: a plain
+// form post, and the note looks different by CSS alone.
+func TestSupportComposerWithoutScript(t *testing.T) {
+	p := startPlane(t)
+	p.cli("users", "create", "--email", "help@example.com", "--password", "support password", "--role", "support")
+	p.cli("users", "create", "--email", "ada@example.com", "--password", "correct horse battery")
+	key := p.cli("apikeys", "create", "--email", "ada@example.com", "--name", "e2e")
+	id := openTicket(t, p.url, key)
+
+	b := p.newTab(t)
+	b.signIn("help@example.com", "support password")
+	ctx, cancel := context.WithTimeout(b.Ctx, browser.StepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatalf("turn script off: %v", err)
+	}
+	b.Do("open the ticket without script", chromedp.Navigate(p.url+"/tickets/"+id),
+		chromedp.WaitVisible(chromedp.CSS("#composer")))
+	b.Do("write a note and set pending",
+		chromedp.Click(chromedp.CSS("#composer-note")),
+		chromedp.SendKeys(chromedp.CSS("#field-body"), "Waiting for the customer's logs."),
+		chromedp.Click(chromedp.CSS("#composer-send-pending")),
+		chromedp.WaitVisible(chromedp.CSS(".activity-note")))
+	var htmx bool
+	if err := b.EvalJS(`!!window.htmx`, &htmx); err != nil || htmx {
+		t.Fatalf("script ran: htmx %v, %v", htmx, err)
+	}
+	b.Shot("composer-note-sent-without-script")
+	if text := b.Text("#main"); !strings.Contains(text, "Internal note added.") || !strings.Contains(text, "Waiting for the customer's logs.") ||
+		!strings.Contains(b.Text(".ticket-meta"), "Pending") {
+		t.Fatalf("after sending without script: %s", text)
+	}
 }
