@@ -69,13 +69,13 @@ func (s *Store) ReplyToTicket(ctx context.Context, actor Actor, id string, in Ti
 				Comment: &TicketCommentInput{Body: in.Body}})
 			return renameField(err, "comment.body", "body")
 		}
-		if status != nil {
-			if event, err = s.changeTicket(tx, actor, t, UpdateTicketInput{Status: status}); err != nil {
-				return err
-			}
+		if _, err := s.addNote(tx, actor, t, in.Body); err != nil {
+			return renameField(err, "note", "body")
 		}
-		_, err = s.addNote(tx, actor, t, in.Body)
-		return renameField(err, "note", "body")
+		if status != nil { // after the note, as the thread reads
+			event, err = s.changeTicket(tx, actor, t, UpdateTicketInput{Status: status})
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err

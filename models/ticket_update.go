@@ -145,28 +145,17 @@ func (s *Store) applyTicketChange(tx *gorm.DB, actor Actor, t *Ticket, in Update
 			t.Severity = in.Severity
 		}
 	}
-	if in.Status != nil && *in.Status != t.Status {
+	move := in.Status != nil && *in.Status != t.Status
+	if move {
 		if err := checkTicketMove(t.Status, *in.Status); err != nil {
 			return nil, err
 		}
 		if !actor.isStaff() && *in.Status == TicketOpen && t.Status != TicketSolved {
 			return nil, InvalidField("status", "only a solved ticket can be reopened")
 		}
-		if !actor.isStaff() && !isResolved(*in.Status) && t.WaitingSince == nil {
-			t.WaitingSince = &now // reopened: the customer waits again
-		}
-		changes["status"] = map[string]string{"from": t.Status, "to": *in.Status}
-		if _, err := s.recordActivity(tx, actor, t.ID, ActivityStatus, &t.Status, in.Status, nil); err != nil {
-			return nil, err
-		}
-		switch {
-		case *in.Status == TicketSolved:
-			t.ResolvedAt = &now
-		case !isResolved(*in.Status):
-			t.ResolvedAt = nil
-		}
-		t.Status = *in.Status
 	}
+	// The comment first, then the move, so the thread reads as the sender
+	// acted: "fixed it", then solved.
 	if in.Comment != nil {
 		seq, err := checkCommentFits(tx, t, commentAuthor(actor), in.Comment.Body)
 		if err != nil {
@@ -182,6 +171,22 @@ func (s *Store) applyTicketChange(tx *gorm.DB, actor Actor, t *Ticket, in Update
 		case t.WaitingSince == nil:
 			t.WaitingSince = &now
 		}
+	}
+	if move {
+		if !actor.isStaff() && !isResolved(*in.Status) && t.WaitingSince == nil {
+			t.WaitingSince = &now // reopened: the customer waits again
+		}
+		changes["status"] = map[string]string{"from": t.Status, "to": *in.Status}
+		if _, err := s.recordActivity(tx, actor, t.ID, ActivityStatus, &t.Status, in.Status, nil); err != nil {
+			return nil, err
+		}
+		switch {
+		case *in.Status == TicketSolved:
+			t.ResolvedAt = &now
+		case !isResolved(*in.Status):
+			t.ResolvedAt = nil
+		}
+		t.Status = *in.Status
 	}
 	if len(changes) > 0 {
 		t.UpdatedAt = now

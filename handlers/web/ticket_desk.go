@@ -132,7 +132,7 @@ func assigneeOptions(users []models.User) []views.Option {
 
 // thread fills v.Thread with the ticket's comments and activities in the
 // order they happened, each author named from the viewer's side: support
-// staff read agents' emails, owners read "Support".
+// staff read agents' emails, owners read "Support agent".
 func (h *Handlers) thread(c *fiber.Ctx, v *views.Ticket, t *models.TicketDetail) error {
 	a := actor(c)
 	acts, err := h.store.TicketActivities(c.UserContext(), a, t.ID)
@@ -190,7 +190,7 @@ func activityItem(act models.TicketActivity, viewer models.Actor) views.ThreadIt
 	case act.ActorUserID != nil && *act.ActorUserID == viewer.UserID:
 		item.Actor = "You"
 	case act.ByStaff && !viewer.IsSupport():
-		item.Actor = "Support"
+		item.Actor = "Support agent"
 	}
 	if act.Kind == models.ActivityAssignment && !viewer.IsSupport() {
 		item.From, item.To = "", ""

@@ -317,7 +317,8 @@ func TestSupportMovesTicket(t *testing.T) {
 
 	// The owner reads support's comment as support's, never by name.
 	b := e.signedIn("ada@example.com")
-	b.get(page).contains(`<span class="comment-author">Support</span>`, "Looking into it.").lacks("help@example.com")
+	b.get(page).contains(`<span class="comment-author">Support agent</span>`, "Looking into it.").
+		lacks("help@example.com", `<span class="comment-author">Support</span>`)
 }
 
 func (e *env) supportUser(email string) *models.User {
