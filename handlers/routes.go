@@ -111,7 +111,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	for _, form := range []string{"/sign-out", "/account/password", "/account/email", "/ssh-keys/generate",
 		"/instances/launch/ssh-key",
 		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve", "/tickets/:id/attachments",
-		"/tickets/:id/assignee", "/tickets/:id/notes",
+		"/tickets/:id/assignee", "/tickets/:id/notes", "/tickets/:id/reply", "/tickets/:id/reopen",
 		"/webhook/:id/enabled", "/webhook/:id/test",
 		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver",
 		"/account/notifications"} {
@@ -269,6 +269,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/tickets/:id/close", web.RequireUser, w.ConfirmCloseTicket)
 	app.Post("/tickets/:id/close", web.RequireUser, w.CloseTicket)
 	app.Post("/tickets/:id/solve", web.RequireUser, w.SolveTicket)
+	app.Post("/tickets/:id/reopen", web.RequireUser, w.ReopenTicket)
 	app.Post("/tickets/:id/attachments", web.RequireUser, w.UploadAttachment)
 	app.Get("/tickets/:id/attachments/:attachment_id/download", web.RequireUser, w.DownloadAttachment)
 	app.Get("/tickets/:id/attachments/:attachment_id/delete", web.RequireUser, w.ConfirmDeleteAttachment)
@@ -276,6 +277,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	// The support desk: assignment, internal notes, accounts.
 	app.Post("/tickets/:id/assignee", web.RequireUser, w.AssignTicket)
 	app.Post("/tickets/:id/notes", web.RequireUser, w.AddTicketNote)
+	app.Post("/tickets/:id/reply", web.RequireUser, w.ReplyToTicket)
 	app.Get("/accounts", web.RequireUser, w.Accounts)
 	app.Get("/accounts/:id", web.RequireUser, w.AccountForSupport)
 	app.Post("/accounts/:id", web.RequireUser, w.UpdateAccountForSupport)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
@@ -65,6 +66,21 @@ func TestUpgradeFromRelease0001(t *testing.T) {
 		*ticket.DescriptionAuthor != ticket.Comments[0].Author {
 		t.Fatalf("ticket counts after the upgrade: %d rows, %d bytes (want %d), author %v",
 			ticket.CommentRows, ticket.CommentBytes, bytes, ticket.DescriptionAuthor)
+	}
+	// It waits for support since the customer's first message after
+	// support's last reply (step 0027 fills this in from the comments).
+	var want *time.Time
+	for _, c := range ticket.Comments {
+		switch {
+		case c.Author == "support":
+			want = nil
+		case want == nil:
+			at := c.CreatedAt
+			want = &at
+		}
+	}
+	if (want == nil) != (ticket.WaitingSince == nil) || want != nil && !want.Equal(*ticket.WaitingSince) {
+		t.Fatalf("ticket waits since %v, want %v (comments %+v)", ticket.WaitingSince, want, ticket.Comments)
 	}
 	delivery, err := store.WebhookDelivery(ctx, actor, facts["delivery_id"])
 	if err != nil || len(delivery.AttemptLog) != 1 {

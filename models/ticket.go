@@ -111,7 +111,7 @@ type Ticket struct {
 	Description     string     `gorm:"not null"`
 	RequestType     string     `gorm:"size:32;not null"`
 	Severity        *string    `gorm:"size:8"`
-	Status          string     `gorm:"size:16;not null;index"`
+	Status          string     `gorm:"size:16;not null;index;index:idx_tickets_status_waiting,priority:1"`
 	InstanceIP      *string    `gorm:"size:45"`
 	InstanceID      *string    `gorm:"size:32"`
 	ClusterID       *string    `gorm:"size:32"`
@@ -120,6 +120,10 @@ type Ticket struct {
 	UpdatedAt       time.Time  `gorm:"not null;autoUpdateTime:false;index:idx_tickets_account_updated,priority:2;index:idx_tickets_updated"`
 	ResolvedAt      *time.Time // when it last became solved; nil while open
 	AssigneeUserID  *string    `gorm:"size:32;index:idx_tickets_assignee"` // the support user working it
+	// WaitingSince is since when the customer waits for support: their
+	// first message after support's last reply (the ticket's creation when
+	// support never replied); nil while support spoke last (migration 0027).
+	WaitingSince *time.Time `gorm:"index:idx_tickets_status_waiting,priority:2"`
 
 	// What the ticket's comments hold, kept by the database's trigger on
 	// ticket_comments (migration 0012) and never written from Go, so a

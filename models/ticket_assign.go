@@ -150,23 +150,30 @@ func (s *Store) AddTicketNote(ctx context.Context, actor Actor, id, body string)
 		if err != nil {
 			return err
 		}
-		var n int64
-		if err := tx.Model(&TicketActivity{}).Where("ticket_id = ? AND kind = ?", t.ID, ActivityNote).Count(&n).Error; err != nil {
-			return err
-		}
-		if n >= MaxTicketNotes {
-			return InvalidField("note", fmt.Sprintf("the ticket has reached its %d internal notes", MaxTicketNotes))
-		}
-		if out, err = s.recordActivity(tx, actor, t.ID, ActivityNote, nil, nil, &body); err != nil {
-			return err
-		}
-		return s.audit(tx, actor, "", "ticket", "note_added", []string{lrn("ticket", t.ID)},
-			map[string]any{"account_id": t.AccountID, "note_id": out.ID})
+		out, err = s.addNote(tx, actor, t, body)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// addNote adds an internal note to t, locked in tx, with its audit event.
+func (s *Store) addNote(tx *gorm.DB, actor Actor, t *Ticket, body string) (*TicketActivity, error) {
+	var n int64
+	if err := tx.Model(&TicketActivity{}).Where("ticket_id = ? AND kind = ?", t.ID, ActivityNote).Count(&n).Error; err != nil {
+		return nil, err
+	}
+	if n >= MaxTicketNotes {
+		return nil, InvalidField("note", fmt.Sprintf("the ticket has reached its %d internal notes", MaxTicketNotes))
+	}
+	a, err := s.recordActivity(tx, actor, t.ID, ActivityNote, nil, nil, &body)
+	if err != nil {
+		return nil, err
+	}
+	return a, s.audit(tx, actor, "", "ticket", "note_added", []string{lrn("ticket", t.ID)},
+		map[string]any{"account_id": t.AccountID, "note_id": a.ID})
 }
 
 // SupportUsers lists the active support users, by email: whom a ticket

@@ -34,7 +34,7 @@ type TicketFilter struct {
 	AccountID   string // staff only: one account's tickets; owners always get their own
 	Assignee    string // staff only: a support user's id, TicketUnassigned or TicketMine
 	MinAge      time.Duration
-	OrderBy     string // created_at (default), updated_at, or for staff severity, status or assignee
+	OrderBy     string // created_at (default), updated_at, or for staff triage, waiting, severity, status or assignee
 	Direction   string // desc (default, newest first) or asc
 	PageToken   string
 	Limit       int // 0 or more than TicketPageSize means TicketPageSize
@@ -224,14 +224,16 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, te
 			return nil, false, err
 		}
 		if keyed {
-			q = c.afterKey(q, key.sql, "created_at", "id")
+			column, _ := key.timeColumn()
+			q = c.afterKey(q, key.sql, column, "id")
 		} else {
 			q = c.after(q, f.OrderBy, "id")
 		}
 	}
 	orderBy := order(f.OrderBy, "id", desc)
 	if keyed {
-		orderBy = keyOrder(key.sql, "created_at", "id", desc)
+		column, _ := key.timeColumn()
+		orderBy = keyOrder(key.sql, column, "id", desc)
 	}
 	var tickets []Ticket
 	if err := q.Order(orderBy).Limit(f.Limit + 1).Find(&tickets).Error; err != nil {
@@ -261,7 +263,8 @@ func (s *Store) nextTicketPageToken(ctx context.Context, f TicketFilter, last Ti
 	}
 	c := cursor{OrderBy: f.OrderBy, Desc: desc, At: at, ID: last.ID}
 	if keyed {
-		c.At, c.Key = last.CreatedAt, key.of(last)
+		_, at := key.timeColumn()
+		c.At, c.Key = at(last), key.of(last)
 	}
 	token, err := s.signCursor(ctx, ticketPageSecret, c)
 	if err != nil {

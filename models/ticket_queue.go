@@ -22,19 +22,63 @@ const (
 type queueKey struct {
 	sql string
 	of  func(TicketSummary) string
+	// time, when set, replaces created_at as the second sort value: its
+	// SQL expression and its value of a listed ticket.
+	time   string
+	timeOf func(TicketSummary) time.Time
+}
+
+// waitingRank sorts tickets waiting for support before those where
+// support spoke last.
+const waitingRank = "CASE WHEN waiting_since IS NULL THEN 'b' ELSE 'a' END"
+
+func waitingRankOf(t TicketSummary) string {
+	if t.WaitingSince == nil {
+		return "b"
+	}
+	return "a"
+}
+
+// waitingTime is the longest waiting first, then, among tickets where
+// support spoke last, the oldest.
+var waitingTime = struct {
+	sql string
+	of  func(TicketSummary) time.Time
+}{"COALESCE(waiting_since, created_at)", func(t TicketSummary) time.Time {
+	if t.WaitingSince != nil {
+		return *t.WaitingSince
+	}
+	return t.CreatedAt
+}}
+
+func severityOf(t TicketSummary) string {
+	if t.Severity == nil {
+		return "sev_9"
+	}
+	return *t.Severity
+}
+
+// timeColumn is the key's second sort value: its SQL and a ticket's value.
+func (k queueKey) timeColumn() (string, func(TicketSummary) time.Time) {
+	if k.time != "" {
+		return k.time, k.timeOf
+	}
+	return "created_at", func(t TicketSummary) time.Time { return t.CreatedAt }
 }
 
 // queueOrders are the support queue's orders beside created_at and
-// updated_at. Ascending puts the most severe, the earliest status and the
-// unassigned first.
+// updated_at. Ascending puts the most severe, the longest waiting, the
+// earliest status and the unassigned first.
 var queueOrders = map[string]queueKey{
-	"severity": {sql: "COALESCE(severity, 'sev_9')", of: func(t TicketSummary) string {
-		if t.Severity == nil {
-			return "sev_9"
-		}
-		return *t.Severity
-	}},
-	"status": {sql: statusRankSQL(), of: func(t TicketSummary) string { return statusRank(t.Status) }},
+	"severity": {sql: "COALESCE(severity, 'sev_9')", of: severityOf},
+	// triage is the queue's default: most severe first, then the longest
+	// waiting for support; tickets where support spoke last come after
+	// those of their severity that wait.
+	"triage": {sql: "COALESCE(severity, 'sev_9') || " + waitingRank,
+		of:   func(t TicketSummary) string { return severityOf(t) + waitingRankOf(t) },
+		time: waitingTime.sql, timeOf: waitingTime.of},
+	"waiting": {sql: waitingRank, of: waitingRankOf, time: waitingTime.sql, timeOf: waitingTime.of},
+	"status":  {sql: statusRankSQL(), of: func(t TicketSummary) string { return statusRank(t.Status) }},
 	"assignee": {sql: "COALESCE((SELECT email FROM users WHERE users.id = tickets.assignee_user_id), '')",
 		of: func(t TicketSummary) string { return t.AssigneeEmail }},
 }

@@ -112,7 +112,7 @@ func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketIn
 		t := &Ticket{ID: id, AccountID: accountID, CreatedByUserID: actor.UserID,
 			Subject: in.Subject, Description: in.Description, RequestType: in.Type, Severity: in.Severity,
 			Status: TicketNew, InstanceIP: in.IP, InstanceID: in.InstanceID, ClusterID: in.ClusterID,
-			Source: ticketSource(actor), CreatedAt: now, UpdatedAt: now}
+			Source: ticketSource(actor), CreatedAt: now, UpdatedAt: now, WaitingSince: &now}
 		return t, accountCreate{resource: "ticket",
 			check: func(tx *gorm.DB, _ *Account) error {
 				if in.InstanceID == nil {

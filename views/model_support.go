@@ -12,6 +12,23 @@ type Queue struct {
 	Age       string // a value of AgeOptions
 	Sort      string // a value of SortOptions
 	Assignees []Option
+	Views     []SavedView  // the saved views, as links
+	Headers   []SortHeader // the table's columns, sortable ones as links
+}
+
+// SavedView is a named filter of the queue, offered as a link.
+type SavedView struct {
+	Label   string
+	Href    string
+	Current bool
+}
+
+// SortHeader is a column of the queue's table: a link to sort by it when
+// Href is set, and its aria-sort when the list is sorted by it.
+type SortHeader struct {
+	Label    string
+	Href     string
+	AriaSort string // ascending, descending or ""
 }
 
 // Filtered reports whether any of the queue's filters is set.
@@ -22,9 +39,11 @@ func (q Queue) Filtered() bool { return q.Assignee != "" || q.Age != "" || q.Sor
 var AgeOptions = []Option{{Value: "1d", Label: "Older than a day"}, {Value: "3d", Label: "Older than 3 days"},
 	{Value: "7d", Label: "Older than a week"}, {Value: "30d", Label: "Older than 30 days"}}
 
-// SortOptions are the queue's orders; the first (empty) is last activity.
-var SortOptions = []Option{{Value: "oldest", Label: "Oldest first"}, {Value: "newest", Label: "Newest first"},
-	{Value: "severity", Label: "Most severe first"}, {Value: "status", Label: "By status"},
+// SortOptions are the queue's orders; the first (empty) is triage: most
+// severe, then longest waiting.
+var SortOptions = []Option{{Value: "waiting", Label: "Longest waiting first"}, {Value: "updated", Label: "Last activity first"},
+	{Value: "oldest", Label: "Oldest first"}, {Value: "newest", Label: "Newest first"},
+	{Value: "severity", Label: "Most severe, then oldest"}, {Value: "status", Label: "By status"},
 	{Value: "assignee", Label: "By assignee, unassigned first"}}
 
 // ThreadItem is one entry of a ticket's thread: a comment or an activity.
@@ -54,7 +73,6 @@ type Desk struct {
 	Me            string // the viewer's user id
 	Assignees     []Option
 	AssignError   string
-	NoteForm      Form
 }
 
 // AccountList is the support list of accounts.

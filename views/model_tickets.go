@@ -70,6 +70,7 @@ type TicketRow struct {
 	AccountEmail string // support lists: the account owner's email
 	Assignee     string // support lists: the assignee's email, "" for nobody
 	CommentCount int    // after the description
+	Waiting      string // support lists: how long the customer waits ("2 h"), "" when support spoke last
 	Created      time.Time
 	Updated      time.Time
 }
@@ -94,7 +95,10 @@ type Ticket struct {
 	Moves       []string // the statuses support staff may move it to
 	CanSolve    bool     // the owner may mark it solved
 	CommentForm Form
-	MoveError   string // why the last move or solve changed nothing
+	Composer    Form     // support staff: the composer as a refused send left it (kind, body)
+	ComposeTo   []string // support staff: the moves the composer offers (pending, solved)
+	CanReopen   bool     // the owner may reopen it (solved)
+	MoveError   string   // why the last move or solve changed nothing
 	CSRF        string
 	Attachments []Attachment // uploaded files, oldest first
 	AttachForm  Form         // a refused upload

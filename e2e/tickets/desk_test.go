@@ -44,8 +44,9 @@ func TestSupportAssignsTicketAndAddsInternalNote(t *testing.T) {
 	b.Shot("ticket-assigned")
 
 	b.Do("write an internal note",
-		chromedp.SendKeys(chromedp.CSS("#field-note"), note),
-		chromedp.Click(chromedp.CSS(`.note-form button[type="submit"]`)),
+		chromedp.Click(chromedp.CSS("#composer-note")),
+		chromedp.SendKeys(chromedp.CSS("#field-body"), note),
+		chromedp.Click(chromedp.CSS(`#composer-send`)),
 		chromedp.WaitVisible(chromedp.CSS(`.activity-note`)))
 	b.Shot("ticket-noted")
 	if text := b.Text("#main"); !strings.Contains(text, note) || !strings.Contains(text, "assigned the ticket to help@example.com") {

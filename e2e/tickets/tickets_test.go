@@ -140,7 +140,7 @@ func TestSupportSolvesTicketAndWatchesTheDelivery(t *testing.T) {
 	b.Open("/tickets/" + id)
 	b.Shot("ticket")
 	b.Do("move the ticket to solved",
-		chromedp.Click(chromedp.CSS(`button[name="status"][value="solved"]`)),
+		chromedp.Click(chromedp.CSS(`.move-form button[name="status"][value="solved"]`)),
 		chromedp.WaitVisible(chromedp.CSS(".ticket-meta .badge-success")))
 	b.WaitJS("the page says the ticket moved", `document.querySelector('#flash').innerText.includes('Ticket moved to Solved.')`)
 	b.Shot("ticket-solved")

@@ -25,12 +25,12 @@ func TestSupportAssignsAndNotes(t *testing.T) {
 	s := e.signedIn("help@example.com")
 	s.get("/tickets/"+tk.ID).expect(http.StatusOK).
 		contains("Assign to me", `name="from" value=""`, `<option value="`+other.ID+`">second@example.com</option>`,
-			`name="note"`, "Only support staff see notes")
+			`name="body"`, `name="kind" value="note"`, "Only support sees this")
 	s.post("/tickets/"+tk.ID+"/assignee", url.Values{"assignee": {help.ID}, "from": {""}}).redirectsTo("/tickets/" + tk.ID)
 	s.get("/tickets/"+tk.ID).expect(http.StatusOK).
 		contains("Ticket assigned to you.", `<p id="assignee-now">help@example.com</p>`, "assigned the ticket to help@example.com").
 		lacks("Assign to me")
-	s.post("/tickets/"+tk.ID+"/notes", url.Values{"note": {""}}).expect(http.StatusUnprocessableEntity).fieldError("note", "Internal note is required.")
+	s.post("/tickets/"+tk.ID+"/reply", url.Values{"kind": {"note"}, "body": {""}}).expect(http.StatusUnprocessableEntity).fieldError("body", "Message is required.")
 	s.post("/tickets/"+tk.ID+"/notes", url.Values{"note": {note}}).redirectsTo("/tickets/" + tk.ID)
 	s.post("/tickets/"+tk.ID+"/comments", url.Values{"comment": {"We are looking into it."}}).redirectsTo("/tickets/" + tk.ID)
 	s.get("/tickets/"+tk.ID).expect(http.StatusOK).contains(note, "Internal note", `<span class="comment-author">You</span>`)
@@ -44,12 +44,12 @@ func TestSupportAssignsAndNotes(t *testing.T) {
 
 	b := e.signedIn("ada@example.com")
 	b.get("/tickets/"+tk.ID).expect(http.StatusOK).
-		contains("We are looking into it.", "assigned the ticket to an agent", `<span class="comment-author">Support</span>`).
-		lacks(note, "Internal note", "help@example.com", "Assign to me", `name="note"`)
+		contains("We are looking into it.", "assigned the ticket to an agent", `<span class="comment-author">Support agent</span>`).
+		lacks(note, "Internal note", "help@example.com", "Assign to me", `name="kind"`, "Only support sees this")
 	b.post("/tickets/"+tk.ID+"/notes", url.Values{"note": {"let me in"}}).expect(http.StatusForbidden)
 	b.post("/tickets/"+tk.ID+"/assignee", url.Values{"assignee": {""}}).expect(http.StatusForbidden)
 	acts, err := e.store.TicketActivities(context.Background(), help.Actor(), tk.ID)
-	if err != nil || len(acts) != 2 {
+	if err != nil || len(acts) != 3 { // assigned, the note, and new -> open by the first reply
 		t.Fatalf("activities after the owner's attempts: %d %v", len(acts), err)
 	}
 }

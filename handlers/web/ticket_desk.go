@@ -1,6 +1,9 @@
 package web
 
 import (
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,10 +18,84 @@ var queueAges = map[string]time.Duration{"1d": 24 * time.Hour, "3d": 72 * time.H
 	"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
 
 // queueSorts are the sort filter's values as the domain's order and
-// direction; "" is last activity first.
-var queueSorts = map[string][2]string{"": {"updated_at", "desc"}, "oldest": {"created_at", "asc"},
+// direction; "" is triage: the most severe, then the longest waiting.
+var queueSorts = map[string][2]string{"": {"triage", "asc"}, "waiting": {"waiting", "asc"},
+	"updated": {"updated_at", "desc"}, "oldest": {"created_at", "asc"},
 	"newest": {"created_at", "desc"}, "severity": {"severity", "asc"}, "status": {"status", "asc"},
 	"assignee": {"assignee", "asc"}}
+
+// queueHeaders are the queue table's columns and the sort each one's
+// link sets ("-" for a column that does not sort).
+var queueHeaders = []struct{ label, sort string }{{"Subject", "-"}, {"Status", "status"}, {"Severity", ""},
+	{"Waiting", "waiting"}, {"Assignee", "assignee"}, {"Account", "-"}, {"Last activity", "updated"}}
+
+// savedViews are the queue's saved views: a label and its filters.
+var savedViews = []struct {
+	label  string
+	filter map[string]string
+}{
+	{"All unresolved", map[string]string{}},
+	{"Mine", map[string]string{"assignee": models.TicketMine}},
+	{"Unassigned sev 1", map[string]string{"assignee": models.TicketUnassigned, "severity": "sev_1"}},
+	{"Solved/closed", map[string]string{"status": resolved, "sort": "updated"}},
+}
+
+// queueLinks fills the queue's saved views and sortable headers, each a
+// link that keeps the other filters.
+func queueLinks(v *views.TicketList) {
+	current := map[string]string{"status": v.Status, "severity": v.Severity, "account": v.Account,
+		"assignee": v.Queue.Assignee, "age": v.Queue.Age, "sort": v.Queue.Sort}
+	for _, sv := range savedViews {
+		same := true
+		for k, val := range current {
+			if k != "sort" && sv.filter[k] != val {
+				same = false
+			}
+		}
+		v.Queue.Views = append(v.Queue.Views, views.SavedView{Label: sv.label, Href: queueHref(sv.filter), Current: same})
+	}
+	for _, h := range queueHeaders {
+		sh := views.SortHeader{Label: h.label}
+		if h.sort != "-" {
+			q := maps.Clone(current)
+			q["sort"] = h.sort
+			sh.Href = queueHref(q)
+			if h.sort == v.Queue.Sort {
+				sh.AriaSort = "ascending"
+				if queueSorts[h.sort][1] == "desc" {
+					sh.AriaSort = "descending"
+				}
+			}
+		}
+		v.Queue.Headers = append(v.Queue.Headers, sh)
+	}
+}
+
+func queueHref(filter map[string]string) string {
+	if q := filterQuery(filter).Encode(); q != "" {
+		return "/tickets?" + q
+	}
+	return "/tickets"
+}
+
+// waitingFor is how long a customer has waited, as the queue shows it:
+// "5 min", "2 h", "3 d"; "" when support spoke last or the ticket is
+// resolved.
+func waitingFor(since *time.Time, status string, now time.Time) string {
+	if since == nil || status == models.TicketSolved || status == models.TicketClosed {
+		return ""
+	}
+	d := max(now.Sub(*since), 0)
+	switch {
+	case d < time.Minute:
+		return "<1 min"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + " d"
+}
 
 // queueFilter reads the support queue's assignee, age and sort into f. A
 // value no choice has goes back beside its field.
@@ -55,7 +132,7 @@ func assigneeOptions(users []models.User) []views.Option {
 
 // thread fills v.Thread with the ticket's comments and activities in the
 // order they happened, each author named from the viewer's side: support
-// staff read agents' emails, owners read "Support".
+// staff read agents' emails, owners read "Support agent".
 func (h *Handlers) thread(c *fiber.Ctx, v *views.Ticket, t *models.TicketDetail) error {
 	a := actor(c)
 	acts, err := h.store.TicketActivities(c.UserContext(), a, t.ID)
@@ -97,7 +174,7 @@ func commentItem(cm models.TicketComment, viewer models.Actor, agents map[string
 	case cm.Author == "support" && cm.AuthorUserID != nil && agents[*cm.AuthorUserID] != "":
 		author = agents[*cm.AuthorUserID]
 	case cm.Author == "support":
-		author = "Support"
+		author = "Support agent" // owners never learn which agent; the badge says Support
 	}
 	return views.ThreadItem{Comment: &views.Comment{Seq: cm.Seq, Author: author, Staff: cm.Author == "support",
 		Body: cm.Body, Time: cm.CreatedAt}}
@@ -113,7 +190,7 @@ func activityItem(act models.TicketActivity, viewer models.Actor) views.ThreadIt
 	case act.ActorUserID != nil && *act.ActorUserID == viewer.UserID:
 		item.Actor = "You"
 	case act.ByStaff && !viewer.IsSupport():
-		item.Actor = "Support"
+		item.Actor = "Support agent"
 	}
 	if act.Kind == models.ActivityAssignment && !viewer.IsSupport() {
 		item.From, item.To = "", ""
@@ -133,7 +210,16 @@ func (h *Handlers) desk(c *fiber.Ctx, v *views.Ticket, t *models.TicketDetail, f
 		return err
 	}
 	d := &views.Desk{Assignee: deref(t.AssigneeUserID), Me: a.UserID, Assignees: assigneeOptions(users),
-		AssignError: forms.assignError, NoteForm: forms.note}
+		AssignError: forms.assignError}
+	if forms.note.Values != nil { // a refused note of the old form goes back in the composer
+		v.Composer = views.Form{Values: map[string]string{"kind": models.ReplyNote, "body": forms.note.Value("note")},
+			Errors: map[string]string{"body": forms.note.Error("note")}, Message: forms.note.Message}
+	}
+	for _, to := range []string{models.TicketPending, models.TicketSolved} {
+		if slices.Contains(models.TicketMoves(t.Status), to) {
+			v.ComposeTo = append(v.ComposeTo, to)
+		}
+	}
 	if d.Assignee != "" {
 		emails, err := h.store.StaffEmails(c.UserContext(), a, []string{d.Assignee})
 		if err != nil {
@@ -218,4 +304,31 @@ func (h *Handlers) nameAccounts(c *fiber.Ctx, rows []views.Delivery) error {
 		rows[i].AccountEmail = emails[rows[i].AccountID]
 	}
 	return nil
+}
+
+// ReplyToTicket sends the composer: a reply or an internal note, and the
+// move of the button pressed, in one operation. A refused send changes
+// nothing and comes back in the composer with what was typed.
+func (h *Handlers) ReplyToTicket(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	form := views.Form{Values: formValues(c, "kind", "body", "status")}
+	in := models.TicketReplyInput{Kind: form.Value("kind"), Body: form.Value("body"), Status: form.Value("status")}
+	if _, err := h.store.ReplyToTicket(c.UserContext(), actor(c), id, in); err != nil {
+		status, err := formErrorAt(err, &form, map[string]string{"body": "body", "kind": "kind"})
+		if err != nil {
+			return err
+		}
+		return h.ticketPage(c, status, id, ticketForms{composer: form})
+	}
+	msg := "Reply sent."
+	if in.Kind == models.ReplyNote {
+		msg = "Internal note added. Only support staff see it."
+	}
+	if in.Status != "" {
+		msg += " Ticket moved to " + views.TicketStatusLabel(in.Status) + "."
+	}
+	if err := h.flash(c, msg); err != nil {
+		return err
+	}
+	return redirect(c, "/tickets/"+id)
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -10,14 +11,22 @@ import (
 	"cloudplane/views"
 )
 
-// unresolved is the status filter that stands for every status support
-// still works on.
-const unresolved = "unresolved"
+// Status filters beside the statuses: unresolved stands for every status
+// support still works on (the queue's default), resolved for solved and
+// closed, any for every status.
+const (
+	unresolved = "unresolved"
+	resolved   = "resolved"
+	anyStatus  = "any"
+)
 
-// Tickets lists tickets, most recently active first: an owner's own, or
-// for support staff every account's. Filters: status (one status, or
-// unresolved), and for staff severity and account (an id or an owner's
-// email). A filter the domain refuses is shown beside its field (422).
+// Tickets lists tickets: an owner's own, most recently active first, or
+// for support staff the queue of every account's, unresolved ones by
+// default in triage order (the most severe, then the longest waiting).
+// Filters: status (one status, unresolved, resolved or any), and for
+// staff severity and account (an id or an owner's email), with saved
+// views and sortable headers as links. A filter the domain refuses is
+// shown beside its field (422).
 func (h *Handlers) Tickets(c *fiber.Ctx) error {
 	a := actor(c)
 	q := filterValues(c, "status", "severity", "account", "assignee", "age", "sort")
@@ -26,8 +35,11 @@ func (h *Handlers) Tickets(c *fiber.Ctx) error {
 	if !v.Support {
 		v.Severity, v.Account = "", "" // filters of the queue, not of an owner's list
 	}
+	if v.Support {
+		v.Statuses = queueStatusOptions
+	}
 	f := models.TicketFilter{OrderBy: "updated_at", PageToken: strings.Clone(c.Query("page_token")),
-		Statuses: statusFilter(v.Status)}
+		Statuses: statusFilter(v.Status, v.Support)}
 	if v.Severity != "" {
 		f.Severities = []string{v.Severity}
 	}
@@ -35,6 +47,7 @@ func (h *Handlers) Tickets(c *fiber.Ctx) error {
 		if err := h.queueFilter(c, &v, &f, q); err != nil {
 			return err
 		}
+		queueLinks(&v)
 	}
 	status, err := h.ticketRows(c, &v, f)
 	if err != nil {
@@ -65,8 +78,9 @@ func (h *Handlers) ticketRows(c *fiber.Ctx, v *views.TicketList, f models.Ticket
 	if err != nil {
 		return formError(err, &v.Form)
 	}
+	now := h.store.Now()
 	for _, t := range page.Tickets {
-		v.Tickets = append(v.Tickets, ticketRow(t))
+		v.Tickets = append(v.Tickets, ticketRow(t, now))
 	}
 	v.Paged = f.PageToken != ""
 	if page.NextPageToken != nil {
@@ -86,20 +100,35 @@ var ticketStatusOptions = func() []views.Option {
 	return out
 }()
 
-func statusFilter(status string) []string {
+// queueStatusOptions are the queue's status filter: unresolved is the
+// default (the empty choice), any, resolved or one status.
+var queueStatusOptions = append([]views.Option{{Value: anyStatus, Label: "Any status"},
+	{Value: resolved, Label: "Solved or closed"}}, ticketStatusOptions[1:]...)
+
+// statusFilter is the statuses a status filter stands for; for support
+// staff, no filter is unresolved.
+func statusFilter(status string, support bool) []string {
 	switch status {
 	case "":
+		if support {
+			return models.UnresolvedTicketStatuses()
+		}
+		return nil
+	case anyStatus:
 		return nil
 	case unresolved:
 		return models.UnresolvedTicketStatuses()
+	case resolved:
+		return []string{models.TicketSolved, models.TicketClosed}
 	}
 	return []string{status}
 }
 
-func ticketRow(t models.TicketSummary) views.TicketRow {
+func ticketRow(t models.TicketSummary, now time.Time) views.TicketRow {
 	r := views.TicketRow{ID: t.ID, Subject: t.Subject, Status: t.Status, Type: t.RequestType,
 		AccountID: t.AccountID, Created: t.CreatedAt, Updated: t.UpdatedAt,
-		Requester: t.Requester, CommentCount: t.CommentCount, AccountEmail: t.AccountEmail, Assignee: t.AssigneeEmail}
+		Requester: t.Requester, CommentCount: t.CommentCount, AccountEmail: t.AccountEmail, Assignee: t.AssigneeEmail,
+		Waiting: waitingFor(t.WaitingSince, t.Status, now)}
 	if t.Severity != nil {
 		r.Severity = *t.Severity
 	}
@@ -112,13 +141,13 @@ func (h *Handlers) supportHome(c *fiber.Ctx) error {
 	a := actor(c)
 	const shown = 10
 	page, err := h.store.Tickets(c.UserContext(), a, models.TicketFilter{
-		Statuses: models.UnresolvedTicketStatuses(), OrderBy: "updated_at", Limit: shown})
+		Statuses: models.UnresolvedTicketStatuses(), OrderBy: "triage", Direction: "asc", Limit: shown})
 	if err != nil {
 		return err
 	}
 	v := views.SupportHome{Email: a.Email, More: page.NextPageToken != nil}
 	for _, t := range page.Tickets {
-		v.Tickets = append(v.Tickets, ticketRow(t))
+		v.Tickets = append(v.Tickets, ticketRow(t, h.store.Now()))
 	}
 	return h.page(c, fiber.StatusOK, "Support", views.NavOverview, views.SupportHomePage(v))
 }
@@ -161,9 +190,9 @@ func (h *Handlers) Ticket(c *fiber.Ctx) error {
 
 // ticketForms are a ticket page's forms as a refused post leaves them.
 type ticketForms struct {
-	comment, note, attach views.Form
-	moveError             string
-	assignError           string
+	comment, note, attach, composer views.Form
+	moveError                       string
+	assignError                     string
 }
 
 func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, forms ticketForms) error {
@@ -172,8 +201,8 @@ func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, forms ticketF
 	if err != nil {
 		return err
 	}
-	v := views.Ticket{TicketRow: ticketRow(t.Summary()), Source: t.Source, Resolved: t.ResolvedAt, Support: a.IsSupport(),
-		CommentForm: forms.comment, MoveError: forms.moveError, CSRF: csrfToken(c)}
+	v := views.Ticket{TicketRow: ticketRow(t.Summary(), h.store.Now()), Source: t.Source, Resolved: t.ResolvedAt, Support: a.IsSupport(),
+		CommentForm: forms.comment, Composer: forms.composer, MoveError: forms.moveError, CSRF: csrfToken(c)}
 	v.AttachForm = forms.attach
 	if v.Attachments, err = h.attachments(c, t.ID); err != nil {
 		return err
@@ -184,6 +213,7 @@ func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, forms ticketF
 		v.Moves = moves
 	} else {
 		v.CanSolve = slices.Contains(moves, models.TicketSolved)
+		v.CanReopen = t.Status == models.TicketSolved && slices.Contains(moves, models.TicketOpen)
 	}
 	showAt(c, "/tickets/"+t.ID)
 	if err := h.thread(c, &v, t); err != nil {
@@ -250,6 +280,11 @@ func (h *Handlers) CloseTicket(c *fiber.Ctx) error {
 	return h.changeStatus(c, models.TicketClosed)
 }
 
+// ReopenTicket is the owner's "Still broken? Reopen" of a solved ticket.
+func (h *Handlers) ReopenTicket(c *fiber.Ctx) error {
+	return h.changeStatus(c, models.TicketOpen)
+}
+
 // SolveTicket is the owner's "mark as solved".
 func (h *Handlers) SolveTicket(c *fiber.Ctx) error {
 	return h.changeStatus(c, models.TicketSolved)
@@ -266,8 +301,11 @@ func (h *Handlers) changeStatus(c *fiber.Ctx, to string) error {
 		return h.ticketPage(c, status, id, ticketForms{moveError: msg})
 	}
 	msg := "Ticket moved to " + views.TicketStatusLabel(to) + "."
-	if to == models.TicketSolved && !actor(c).IsSupport() {
-		msg = "Ticket marked as solved. Thank you; support can reopen it if the problem comes back."
+	switch {
+	case to == models.TicketSolved && !actor(c).IsSupport():
+		msg = "Ticket marked as solved. Thank you; reopen it here if the problem comes back."
+	case to == models.TicketOpen && !actor(c).IsSupport():
+		msg = "Ticket reopened. Support sees it in their queue again."
 	}
 	if err := h.flash(c, msg); err != nil {
 		return err
