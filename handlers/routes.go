@@ -178,7 +178,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	for _, form := range []string{"code", "passkey", "passkey/options", "sso/:id"} {
 		app.Get("/confirm-identity/"+form, web.ConfirmIdentityFormPage)
 	}
-	app.Post("/confirm-identity/code", web.RequireUser, w.ConfirmIdentityWithCode)
+	app.Post("/confirm-identity/code", web.RequireUser, w.CodeBudget, w.ConfirmIdentityWithCode)
 	app.Post("/confirm-identity/passkey/options", web.RequireUser, w.ConfirmIdentityPasskeyOptions)
 	app.Post("/confirm-identity/passkey", web.RequireUser, w.ConfirmIdentityWithPasskey)
 	app.Post("/confirm-identity/sso/:id", web.RequireUser, w.ConfirmIdentityWithSSO)
