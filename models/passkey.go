@@ -107,9 +107,9 @@ func userPasskeys(db *gorm.DB, userID string) ([]Passkey, error) {
 // (PIN or biometrics): a passkey counts as two factors. Records
 // passkey/created. A wrong or expired ceremony or a refused credential
 // is CodeForbidden; a credential already registered is
-// CodeInvalidParameters on "credential". The user's first passkey ends
-// their other sessions and half-finished sign-ins, as turning TOTP on
-// does.
+// CodeInvalidParameters on "credential". The user's first passkey, added
+// from a dashboard session, ends their other sessions and half-finished
+// sign-ins, as turning TOTP on does.
 func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in AddPasskeyInput) (*Passkey, error) {
 	if actor.UserID == "" {
 		return nil, errNoPasskeyUser
@@ -133,7 +133,7 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 		if err := tx.Model(&Passkey{}).Where("user_id = ?", actor.UserID).Count(&had).Error; err != nil {
 			return err
 		}
-		if had == 0 {
+		if had == 0 && actor.SessionID != "" {
 			// The first passkey is a second factor: a session opened with
 			// the password alone does not outlive it.
 			if _, err := endSignIns(tx, actor.UserID, actor.SessionID); err != nil {

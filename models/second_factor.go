@@ -180,15 +180,15 @@ func (s *Store) startEnrolment(tx *gorm.DB, userID string, keepSince time.Time) 
 
 // ConfirmSecondFactor turns the signed-in user's waiting enrolment on with
 // a code from their app, and returns their 10 new recovery codes, which
-// are shown once and stored only hashed. The user's other sessions and
-// half-finished sign-ins end: one opened with the password alone does not
-// outlive the factor meant to stop it. Records user/second_factor_enabled
+// are shown once and stored only hashed. Done from a dashboard session,
+// the user's other sessions and half-finished sign-ins end: one opened
+// with the password alone does not outlive the factor meant to stop it. Records user/second_factor_enabled
 // with the count of sessions ended.
 func (s *Store) ConfirmSecondFactor(ctx context.Context, actor Actor, code string) ([]string, error) {
 	var codes []string
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error
-		codes, err = s.confirmEnrolment(tx, actor, actor.UserID, code, true)
+		codes, err = s.confirmEnrolment(tx, actor, actor.UserID, code, actor.SessionID != "")
 		return err
 	})
 	return codes, err
