@@ -39,6 +39,10 @@ const (
 	// A password sign-in from a browser the user had not signed in from
 	// (session_list.go, newBrowserMail).
 	MailNewSignIn = "new_sign_in"
+
+	// A second factor or passkey removed from the user, by themselves or
+	// the operator (sign_in_end.go, factorRemovedMail).
+	MailFactorRemoved = "factor_removed"
 )
 
 // mailSubjects are the subjects of each kind, stored with the message so
@@ -62,7 +66,8 @@ var mailSubjects = map[string]string{
 	// An owner's invitation to join their account (invitation.go).
 	MailInvitation: "cloudplane: you are invited to join an account",
 
-	MailNewSignIn: "cloudplane: new sign-in to cloudplane",
+	MailNewSignIn:     "cloudplane: new sign-in to cloudplane",
+	MailFactorRemoved: "cloudplane: a way to sign in was removed from your account",
 }
 
 // MailMessage is one email in the outbox. Data holds what its template

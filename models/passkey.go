@@ -107,7 +107,9 @@ func userPasskeys(db *gorm.DB, userID string) ([]Passkey, error) {
 // (PIN or biometrics): a passkey counts as two factors. Records
 // passkey/created. A wrong or expired ceremony or a refused credential
 // is CodeForbidden; a credential already registered is
-// CodeInvalidParameters on "credential".
+// CodeInvalidParameters on "credential". The user's first passkey, added
+// from a dashboard session, ends their other sessions and half-finished
+// sign-ins, as turning TOTP on does.
 func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in AddPasskeyInput) (*Passkey, error) {
 	if actor.UserID == "" {
 		return nil, errNoPasskeyUser
@@ -123,7 +125,23 @@ func (s *Store) AddPasskey(ctx context.Context, actor Actor, rp RelyingParty, in
 	if err != nil {
 		return nil, err
 	}
-	err = s.write(ctx, func(tx *gorm.DB) error { return s.insertPasskey(tx, actor, p) })
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := lockUser(tx, actor.UserID); err != nil {
+			return translate(err)
+		}
+		var had int64
+		if err := tx.Model(&Passkey{}).Where("user_id = ?", actor.UserID).Count(&had).Error; err != nil {
+			return err
+		}
+		if had == 0 && actor.SessionID != "" {
+			// The first passkey is a second factor: a session opened with
+			// the password alone does not outlive it.
+			if _, err := endSignIns(tx, actor.UserID, actor.SessionID); err != nil {
+				return err
+			}
+		}
+		return s.insertPasskey(tx, actor, p)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +196,9 @@ func (s *Store) insertPasskey(tx *gorm.DB, actor Actor, p *Passkey) error {
 // DeletePasskey removes one of the actor's own passkeys and returns it;
 // another user's passkey, like an unknown id, is CodeNotFound. Their last
 // passkey is refused (CodeForbidden) while a second factor is required
-// of them and they have no TOTP: it is their second factor. Records
-// passkey/deleted.
+// of them and they have no TOTP: it is their second factor. Their
+// half-finished sign-ins end and a MailFactorRemoved notice is queued.
+// Records passkey/deleted.
 func (s *Store) DeletePasskey(ctx context.Context, actor Actor, id string) (*Passkey, error) {
 	if actor.UserID == "" {
 		return nil, errNoPasskeyUser
@@ -209,9 +228,22 @@ func (s *Store) DeletePasskey(ctx context.Context, actor Actor, id string) (*Pas
 		} else if res.RowsAffected == 0 {
 			return NotFound("passkey", id)
 		}
+		if err := endPendingSignIns(tx, actor.UserID); err != nil {
+			return err
+		}
+		var u User
+		if err := tx.Where("id = ?", actor.UserID).Take(&u).Error; err != nil {
+			return translate(err)
+		}
+		if err := s.factorRemovedMail(tx, &u, RemovedPasskey, p.Name, "you"); err != nil {
+			return err
+		}
 		return s.auditPersonal(tx, actor, actor.UserID, "passkey", "deleted", []string{lrn("passkey", p.ID)},
 			map[string]any{"name": p.Name})
 	})
+	if err == nil {
+		s.wakeMail()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 		if res.RowsAffected != 1 {
 			return nil, errResetInvalid // used by a concurrent request
 		}
-		u, err := s.replacePassword(tx, userID, string(hash))
+		u, ended, err := s.replacePassword(tx, userID, string(hash))
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +179,7 @@ func (s *Store) CompletePasswordReset(ctx context.Context, in PasswordResetInput
 			return nil, err
 		}
 		return u, s.auditPersonal(tx, u.Actor(), u.ID, "user", "updated", []string{lrn("user", u.ID)},
-			map[string]any{"changed": []string{"password"}, "password_reset": "link used"})
+			map[string]any{"changed": []string{"password"}, "password_reset": "link used", "sessions_ended": ended})
 	})
 }
 
@@ -203,11 +203,12 @@ func (s *Store) SetPassword(ctx context.Context, actor Actor, email, password st
 		if err != nil {
 			return err
 		}
-		if _, err := s.replacePassword(tx, u.ID, string(hash)); err != nil {
+		_, ended, err := s.replacePassword(tx, u.ID, string(hash))
+		if err != nil {
 			return err
 		}
 		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
-			map[string]any{"changed": []string{"password"}})
+			map[string]any{"changed": []string{"password"}, "sessions_ended": ended})
 	})
 }
 
@@ -217,26 +218,28 @@ func endResetLinks(tx *gorm.DB, userID string) error {
 }
 
 // replacePassword stores a new password hash and signs the user out
-// everywhere: whoever knew the old password loses their sessions and any
-// email change they asked for.
-func (s *Store) replacePassword(tx *gorm.DB, userID, hash string) (*User, error) {
+// everywhere: whoever knew the old password loses their sessions, their
+// half-finished sign-ins and any email change they asked for. It says how
+// many sessions ended.
+func (s *Store) replacePassword(tx *gorm.DB, userID, hash string) (*User, int64, error) {
 	var u User
 	if err := tx.Where("id = ?", userID).Take(&u).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, errResetInvalid
+			return nil, 0, errResetInvalid
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	u.PasswordHash = hash
 	err := tx.Model(&User{}).Where("id = ?", u.ID).
 		Updates(map[string]any{"password_hash": hash, "updated_at": s.Now()}).Error
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := endEmailChanges(tx, u.ID); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &u, tx.Where("user_id = ?", u.ID).Delete(&Session{}).Error
+	ended, err := endSignIns(tx, u.ID, "")
+	return &u, ended, err
 }
 
 // Users lists every user, oldest first, for the operator.

@@ -249,7 +249,7 @@ func (s *Store) CompletePendingEnrolment(ctx context.Context, token, code string
 		if err != nil {
 			return nil, err
 		}
-		codes, err = s.confirmEnrolment(tx, u.Actor(), u.ID, code)
+		codes, err = s.confirmEnrolment(tx, u.Actor(), u.ID, code, false)
 		return u, err
 	})
 	if err != nil {
@@ -259,8 +259,9 @@ func (s *Store) CompletePendingEnrolment(ctx context.Context, token, code string
 }
 
 // takePending deletes the pending sign-in token stands for, in tx, and
-// returns its user, who must still be active; a wrong code rolls the
-// deletion back with the rest.
+// returns its user, who must still be active and, after a password, not
+// meanwhile of a domain linked to single sign-on (errSSORequired); a
+// wrong code rolls the deletion back with the rest.
 func (s *Store) takePending(tx *gorm.DB, token string) (*User, error) {
 	// Not pendingByToken: the attempt being made was counted already.
 	var p PendingSignIn
@@ -283,6 +284,13 @@ func (s *Store) takePending(tx *gorm.DB, token string) (*User, error) {
 	}
 	if u.Status != UserActive {
 		return nil, errPendingInvalid
+	}
+	// A domain linked to single sign-on since the password was typed
+	// stops the sign-in, as it would have stopped the password.
+	if p.Method == MethodPassword {
+		if err := refuseSSODomain(tx, u.Email); err != nil {
+			return nil, err
+		}
 	}
 	return &u, nil
 }

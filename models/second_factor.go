@@ -180,20 +180,24 @@ func (s *Store) startEnrolment(tx *gorm.DB, userID string, keepSince time.Time) 
 
 // ConfirmSecondFactor turns the signed-in user's waiting enrolment on with
 // a code from their app, and returns their 10 new recovery codes, which
-// are shown once and stored only hashed. Records user/second_factor_enabled.
+// are shown once and stored only hashed. Done from a dashboard session,
+// the user's other sessions and half-finished sign-ins end: one opened
+// with the password alone does not outlive the factor meant to stop it. Records user/second_factor_enabled
+// with the count of sessions ended.
 func (s *Store) ConfirmSecondFactor(ctx context.Context, actor Actor, code string) ([]string, error) {
 	var codes []string
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error
-		codes, err = s.confirmEnrolment(tx, actor, actor.UserID, code)
+		codes, err = s.confirmEnrolment(tx, actor, actor.UserID, code, actor.SessionID != "")
 		return err
 	})
 	return codes, err
 }
 
 // confirmEnrolment checks code against userID's waiting secret, turns it
-// on, replaces their recovery codes and audits, in tx.
-func (s *Store) confirmEnrolment(tx *gorm.DB, actor Actor, userID, code string) ([]string, error) {
+// on, replaces their recovery codes and audits, in tx. With endOthers the
+// user's sessions but the actor's, and their pending sign-ins, end.
+func (s *Store) confirmEnrolment(tx *gorm.DB, actor Actor, userID, code string, endOthers bool) ([]string, error) {
 	if err := lockUser(tx, userID); err != nil {
 		return nil, translate(err)
 	}
@@ -218,17 +222,25 @@ func (s *Store) confirmEnrolment(tx *gorm.DB, actor Actor, userID, code string) 
 	if err != nil {
 		return nil, err
 	}
-	return codes, s.auditPersonal(tx, actor, userID, "user", "second_factor_enabled", []string{lrn("user", userID)},
-		map[string]any{"second_factor": "totp"})
+	details := map[string]any{"second_factor": "totp"}
+	if endOthers {
+		ended, err := endSignIns(tx, userID, actor.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		details["sessions_ended"] = ended
+	}
+	return codes, s.auditPersonal(tx, actor, userID, "user", "second_factor_enabled", []string{lrn("user", userID)}, details)
 }
 
 // DisableSecondFactor turns the signed-in user's second factor off and
 // deletes their recovery codes, given a current code (TOTP or recovery)
 // as proof. It is refused while an account of theirs requires a second
 // factor and they have no passkey, which would be their second factor.
-// Records user/second_factor_disabled.
+// Their half-finished sign-ins end and a MailFactorRemoved notice is
+// queued. Records user/second_factor_disabled.
 func (s *Store) DisableSecondFactor(ctx context.Context, actor Actor, code string) error {
-	return s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var u User
 		if err := tx.Where("id = ?", actor.UserID).Take(&u).Error; err != nil {
 			return translate(err)
@@ -250,9 +262,16 @@ func (s *Store) DisableSecondFactor(ctx context.Context, actor Actor, code strin
 		if err := removeSecondFactor(tx, actor.UserID); err != nil {
 			return err
 		}
+		if err := endPendingSignIns(tx, actor.UserID); err != nil {
+			return err
+		}
+		if err := s.factorRemovedMail(tx, &u, RemovedTOTP, "", "you"); err != nil {
+			return err
+		}
 		return s.auditPersonal(tx, actor, actor.UserID, "user", "second_factor_disabled", []string{lrn("user", actor.UserID)},
 			map[string]any{"second_factor": "totp"})
 	})
+	return s.wokeMail(err)
 }
 
 // RegenerateRecoveryCodes replaces the signed-in user's recovery codes
@@ -292,13 +311,15 @@ func (s *Store) VerifySecondFactor(ctx context.Context, actor Actor, code string
 // ResetSecondFactor removes the second factor, recovery codes and
 // passkeys of the user with email, in one transaction: the operator's way
 // back in for someone who lost their authenticator or their passkeys.
-// Operator only. Records user/second_factor_reset, with the passkeys
-// removed.
+// Every session and half-finished sign-in of the user ends, and a
+// MailFactorRemoved notice is queued to them. Operator only. Records
+// user/second_factor_reset, with the passkeys removed and the count of
+// sessions ended.
 func (s *Store) ResetSecondFactor(ctx context.Context, actor Actor, email string) error {
 	if !actor.Operator {
 		return Errorf(CodeForbidden, "Only the operator can reset a second factor")
 	}
-	return s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		u, err := userByEmail(tx, email)
 		if err != nil {
 			return err
@@ -310,17 +331,26 @@ func (s *Store) ResetSecondFactor(ctx context.Context, actor Actor, email string
 		if err := tx.Model(&Passkey{}).Where("user_id = ?", u.ID).Order("created_at, id").Pluck("name", &names).Error; err != nil {
 			return err
 		}
-		for _, m := range []any{&Passkey{}, &PasskeyCeremony{}, &PendingSignIn{}} {
+		for _, m := range []any{&Passkey{}, &PasskeyCeremony{}} {
 			if err := tx.Where("user_id = ?", u.ID).Delete(m).Error; err != nil {
 				return err
 			}
+		}
+		ended, err := endSignIns(tx, u.ID, "")
+		if err != nil {
+			return err
+		}
+		if err := s.factorRemovedMail(tx, u, RemovedAll, "", "the operator"); err != nil {
+			return err
 		}
 		if names == nil {
 			names = []string{}
 		}
 		return s.auditPersonal(tx, actor, u.ID, "user", "second_factor_reset", []string{lrn("user", u.ID)},
-			map[string]any{"second_factor": "removed with its recovery codes", "passkeys_removed": names})
+			map[string]any{"second_factor": "removed with its recovery codes", "passkeys_removed": names,
+				"sessions_ended": ended})
 	})
+	return s.wokeMail(err)
 }
 
 func removeSecondFactor(tx *gorm.DB, userID string) error {

@@ -248,8 +248,9 @@ func (in ChangePasswordInput) Validate() error {
 }
 
 // ChangePassword replaces the acting user's password after checking the
-// current one, and ends the user's other sessions: whoever knew the old
-// password is signed out. Records user/updated. A wrong current password
+// current one, and ends the user's other sessions and half-finished
+// sign-ins: whoever knew the old password is signed out. Records
+// user/updated with the count of sessions ended. A wrong current password
 // is a field error on current_password.
 func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswordInput) error {
 	if actor.UserID == "" {
@@ -277,7 +278,8 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 		if err != nil {
 			return err
 		}
-		if err := tx.Where("user_id = ? AND id <> ?", u.ID, actor.SessionID).Delete(&Session{}).Error; err != nil {
+		ended, err := endSignIns(tx, u.ID, actor.SessionID)
+		if err != nil {
 			return err
 		}
 		// A pending email change may be a thief's, made with the old password.
@@ -289,6 +291,6 @@ func (s *Store) ChangePassword(ctx context.Context, actor Actor, in ChangePasswo
 			return err
 		}
 		return s.auditPersonal(tx, actor, u.ID, "user", "updated", []string{lrn("user", u.ID)},
-			map[string]any{"changed": []string{"password"}})
+			map[string]any{"changed": []string{"password"}, "sessions_ended": ended})
 	})
 }

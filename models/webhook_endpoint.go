@@ -218,6 +218,7 @@ func (s *Store) WebhookEndpoint(ctx context.Context, actor Actor, id string) (*W
 // CreateWebhookEndpoint adds an endpoint to the owner's account and
 // returns it with its bearer token (shown once; the secret can be shown
 // again). CodeQuotaExceeded once the account has MaxWebhookEndpoints.
+// A dashboard session needs a recent authentication (ErrReauthRequired).
 // Recorded as "webhook created".
 func (s *Store) CreateWebhookEndpoint(ctx context.Context, actor Actor, in SetWebhookInput) (*WebhookEndpoint, string, error) {
 	in.EndpointID = ""
@@ -228,8 +229,9 @@ func (s *Store) CreateWebhookEndpoint(ctx context.Context, actor Actor, in SetWe
 // account's first endpoint, created if there is none (the operator CLI).
 // It returns the endpoint with the bearer token when this call set one
 // (shown once; "" when the token did not change). Disabling fails the
-// deliveries still pending. One audit event records the change, never the
-// token.
+// deliveries still pending. A dashboard session needs a recent
+// authentication (ErrReauthRequired): the URL decides who receives the
+// token. One audit event records the change, never the token.
 func (s *Store) SetWebhook(ctx context.Context, actor Actor, in SetWebhookInput) (*WebhookEndpoint, string, error) {
 	return s.setWebhook(ctx, actor, in, false)
 }
@@ -249,7 +251,7 @@ func (s *Store) setWebhook(ctx context.Context, actor Actor, in SetWebhookInput,
 		}
 	}
 	var token string
-	target := endpointTarget{id: in.EndpointID, create: always, orCreate: in.EndpointID == ""}
+	target := endpointTarget{id: in.EndpointID, create: always, orCreate: in.EndpointID == "", sensitive: true}
 	e, err := s.changeWebhook(ctx, actor, target, func(e *WebhookEndpoint, created bool) (string, map[string]any) {
 		changes := map[string]any{}
 		if e.URL != in.URL {
@@ -283,10 +285,11 @@ func (s *Store) setWebhook(ctx context.Context, actor Actor, in SetWebhookInput,
 }
 
 // RotateWebhookToken gives one of the owner's endpoints a new bearer token
-// and returns it (shown once). Recorded as "webhook token_rotated".
+// and returns it (shown once). A dashboard session needs a recent
+// authentication (ErrReauthRequired). Recorded as "webhook token_rotated".
 func (s *Store) RotateWebhookToken(ctx context.Context, actor Actor, id string) (string, error) {
 	token := newWebhookToken()
-	_, err := s.changeWebhook(ctx, actor, endpointTarget{id: id}, func(e *WebhookEndpoint, _ bool) (string, map[string]any) {
+	_, err := s.changeWebhook(ctx, actor, endpointTarget{id: id, sensitive: true}, func(e *WebhookEndpoint, _ bool) (string, map[string]any) {
 		e.Token = token
 		return "token_rotated", map[string]any{"token_changed": true}
 	})
@@ -300,10 +303,11 @@ func (s *Store) RotateWebhookToken(ctx context.Context, actor Actor, id string) 
 // secret. The one it replaces keeps signing beside it for the configured
 // grace period (Config.WebhookSecretGrace), so each delivery carries both
 // signatures until the receiver has moved; a secret rotated away earlier
-// stops signing at once. Recorded as "webhook secret_rotated".
+// stops signing at once. A dashboard session needs a recent
+// authentication (ErrReauthRequired). Recorded as "webhook secret_rotated".
 func (s *Store) RotateWebhookSecret(ctx context.Context, actor Actor, id string) (*WebhookEndpoint, error) {
 	grace := s.WebhookSecretGrace()
-	return s.changeWebhook(ctx, actor, endpointTarget{id: id}, func(e *WebhookEndpoint, _ bool) (string, map[string]any) {
+	return s.changeWebhook(ctx, actor, endpointTarget{id: id, sensitive: true}, func(e *WebhookEndpoint, _ bool) (string, map[string]any) {
 		until := s.Now().Add(grace)
 		e.PreviousSecret, e.PreviousSecretUntil, e.Secret = e.Secret, &until, newWebhookSecret()
 		return "secret_rotated", map[string]any{"previous_secret_signs_until": until.Format(time.RFC3339)}
@@ -373,6 +377,10 @@ type endpointTarget struct {
 	id       string
 	create   bool // always a new endpoint
 	orCreate bool // the first endpoint, new if there is none
+	// sensitive: the change shows a token or secret or moves where the
+	// token is sent, so a dashboard session needs a recent
+	// authentication (ErrReauthRequired); API keys and the CLI pass.
+	sensitive bool
 }
 
 // changeWebhook runs change on the owner's endpoint in one transaction,
@@ -392,6 +400,11 @@ func (s *Store) changeWebhook(ctx context.Context, actor Actor, target endpointT
 	}
 	var e WebhookEndpoint
 	err = s.write(ctx, func(tx *gorm.DB) error {
+		if target.sensitive {
+			if err := s.requireRecentAuth(tx, actor); err != nil {
+				return err
+			}
+		}
 		now := s.Now()
 		created, err := s.lockEndpoint(tx, accountID, target, &e)
 		if err != nil {

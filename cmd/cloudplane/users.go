@@ -40,8 +40,8 @@ func usersResetPassword(ctx context.Context, args []string, stdout io.Writer) er
 }
 
 // usersReset2FA removes a user's second factor, recovery codes and
-// passkeys, for someone who lost their authenticator or passkeys;
-// audited. Their next sign-in takes the password alone, unless a second
+// passkeys, for someone who lost their authenticator or passkeys, ends
+// their sessions and mails them; audited. Their next sign-in takes the password alone, unless a second
 // factor is required of them, when it leads them to enrol a new one.
 func usersReset2FA(ctx context.Context, args []string, stdout io.Writer) error {
 	c := newDBCommand("users reset-2fa")
@@ -53,7 +53,7 @@ func usersReset2FA(ctx context.Context, args []string, stdout io.Writer) error {
 		if err := store.ResetSecondFactor(ctx, models.OperatorActor, *email); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "second factor, recovery codes and passkeys of %s removed\n", *email)
+		fmt.Fprintf(stdout, "second factor, recovery codes and passkeys of %s removed; their sessions ended and they were mailed\n", *email)
 		return nil
 	})
 }

@@ -133,6 +133,40 @@ func (h *Handlers) throttleReauth(c *fiber.Ctx) string {
 	return h.allow(c, h.limits.SignInPerDevice, "session:"+sess.ID)
 }
 
+// codeKey is the name under which throttlePassword counts the codes of
+// userID's second factor per user ("email:" and this on SignInPerAccount).
+func codeKey(userID string) string { return "second-factor:" + userID }
+
+// throttleUserCode counts one check of a signed-in user's second-factor
+// code (confirm it's you, turning the factor off, new recovery codes)
+// against the same per-user budget as the second step of signing in: one
+// user's six digits are guessed no faster by spreading the guesses over
+// sessions, forms and half-finished sign-ins.
+func (h *Handlers) throttleUserCode(c *fiber.Ctx) string {
+	_, u := signedIn(c)
+	return h.allow(c, h.limits.SignInPerAccount, "email:"+codeKey(u.ID))
+}
+
+// throttleCode is throttleReauth (the session's budget), then
+// throttleUserCode.
+func (h *Handlers) throttleCode(c *fiber.Ctx) string {
+	if wait := h.throttleReauth(c); wait != "" {
+		return wait
+	}
+	return h.throttleUserCode(c)
+}
+
+// CodeBudget is throttleUserCode as the middleware of
+// /confirm-identity/code, whose handler counts the session's budget: a
+// refused code comes back on the "Confirm it's you" page (429).
+func (h *Handlers) CodeBudget(c *fiber.Ctx) error {
+	if wait := h.throttleUserCode(c); wait != "" {
+		return h.confirmRefused(c, localPath(c.FormValue("next")), &models.Error{Code: models.CodeRateLimited,
+			Message: "Too many code attempts. Wait " + wait + ", then try again."}, nil)
+	}
+	return c.Next()
+}
+
 // loginKey is the email as the limiters count it: as the store finds it.
 func loginKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 

@@ -28,9 +28,15 @@ func (h *Handlers) PasskeyOptions(c *fiber.Ctx) error {
 
 // AddPasskey stores the passkey the browser made for the options, under
 // the name given. A refusal is shown above the form (or beside the name).
+// The first passkey signs the user's other sessions out, and says so.
 func (h *Handlers) AddPasskey(c *fiber.Ctx) error {
 	form := views.Form{Values: formValues(c, "name")}
-	_, err := h.store.AddPasskey(c.UserContext(), actor(c), h.rp, models.AddPasskeyInput{
+	// Only for the message: the store decides, under the user's lock.
+	had, err := h.store.UserHasPasskey(c.UserContext(), actor(c).UserID)
+	if err != nil {
+		return err
+	}
+	_, err = h.store.AddPasskey(c.UserContext(), actor(c), h.rp, models.AddPasskeyInput{
 		Name: form.Value("name"), Token: takePasskeyCeremony(c), Credential: []byte(c.FormValue("credential"))})
 	if err != nil {
 		status, err := passkeyRefusal(err, &form)
@@ -40,7 +46,11 @@ func (h *Handlers) AddPasskey(c *fiber.Ctx) error {
 		showAt(c, "/account")
 		return h.accountPage(c, status, accountForms{passkeys: form})
 	}
-	if err := h.flash(c, "Passkey “"+form.Value("name")+"” added."); err != nil {
+	msg := "Passkey “" + form.Value("name") + "” added."
+	if !had {
+		msg += " " + othersSignedOut
+	}
+	if err := h.flash(c, msg); err != nil {
 		return err
 	}
 	return redirect(c, "/account#passkeys")

@@ -77,9 +77,11 @@ func (h *Handlers) secondFactorPage(c *fiber.Ctx, status int, form views.Form) e
 
 // throttleSecondFactor counts one code tried by a user half signed in,
 // with the password's limiters (per user and address, per address, per
-// user): guessing six digits is no faster than guessing a password.
+// user): guessing six digits is no faster than guessing a password. Its
+// per-user key is codeKey's, which every other check of the user's codes
+// counts against too (throttleCode).
 func (h *Handlers) throttleSecondFactor(c *fiber.Ctx, p *models.PendingSignIn) string {
-	return h.throttlePassword(c, "second-factor:"+p.UserID)
+	return h.throttlePassword(c, codeKey(p.UserID))
 }
 
 // SecondFactor finishes a pending sign-in with a TOTP or recovery code:

@@ -84,14 +84,15 @@ func (h *Handlers) EndMemberSessions(c *fiber.Ctx) error {
 // otherwise it has answered (done true): a 303, or HX-Redirect for htmx,
 // to /confirm-identity, which brings the browser back to page afterwards.
 // For a GET, page "" means the page asked for; a POST passes the GET page
-// of its form (what was typed in it is not kept, and the confirm page
-// says so).
+// of its form, or "" for the GET of its own path (what was typed in it is
+// not kept, and the confirm page says so).
 //
 // Every sensitive dashboard action calls it first (or has RecentAuth in
 // its route): revealing a signing secret, creating a full-access API key,
 // adding or removing a passkey, the second factor's forms, linking or
-// unlinking a single sign-on domain, and changing the email of a user
-// who has no password to type:
+// unlinking a single sign-on domain, creating, pointing elsewhere or
+// rotating a webhook endpoint, and changing the email of a user who has
+// no password to type:
 //
 //	if done, err := h.requireRecentAuth(c, "/account"); done || err != nil {
 //		return err
@@ -113,6 +114,8 @@ func (h *Handlers) askIdentity(c *fiber.Ctx, page string) error {
 	form := c.Method() != fiber.MethodGet
 	if page == "" && !form {
 		page = c.OriginalURL()
+	} else if page == "" {
+		page = c.Path()
 	}
 	next := localPath(page)
 	if next == "" {

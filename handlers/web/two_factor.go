@@ -56,7 +56,8 @@ func (h *Handlers) StartTwoFactor(c *fiber.Ctx) error {
 }
 
 // ConfirmTwoFactor turns the waiting enrolment on with a code; the
-// recovery codes are shown once on the account page. Codes are throttled
+// recovery codes are shown once on the account page, with word that the
+// user's other sessions were signed out. Codes are throttled
 // per session, as passwords typed by a signed-in user are.
 func (h *Handlers) ConfirmTwoFactor(c *fiber.Ctx) error {
 	err := errPasswordThrottled(h.throttleReauth(c))
@@ -67,12 +68,16 @@ func (h *Handlers) ConfirmTwoFactor(c *fiber.Ctx) error {
 	if err != nil {
 		return h.twoFactorRefused(c, err)
 	}
-	return h.showRecoveryCodes(c, codes, "Two-factor authentication is on.")
+	return h.showRecoveryCodes(c, codes, "Two-factor authentication is on. "+othersSignedOut)
 }
+
+// othersSignedOut is said once a second factor was turned on: the user's
+// other sessions ended (models.ConfirmSecondFactor, AddPasskey).
+const othersSignedOut = "Your other sessions were signed out."
 
 // RegenerateRecoveryCodes replaces the recovery codes, given a code.
 func (h *Handlers) RegenerateRecoveryCodes(c *fiber.Ctx) error {
-	err := errPasswordThrottled(h.throttleReauth(c))
+	err := errPasswordThrottled(h.throttleCode(c))
 	var codes []string
 	if err == nil {
 		codes, err = h.store.RegenerateRecoveryCodes(c.UserContext(), actor(c), c.FormValue("code"))
@@ -95,7 +100,7 @@ func (h *Handlers) showRecoveryCodes(c *fiber.Ctx, codes []string, msg string) e
 
 // DisableTwoFactor turns the second factor off, given a code.
 func (h *Handlers) DisableTwoFactor(c *fiber.Ctx) error {
-	err := errPasswordThrottled(h.throttleReauth(c))
+	err := errPasswordThrottled(h.throttleCode(c))
 	if err == nil {
 		err = h.store.DisableSecondFactor(c.UserContext(), actor(c), c.FormValue("code"))
 	}

@@ -112,6 +112,24 @@ func compose(job models.MailJob, base string) (mailview.Message, error) {
 			Reason: "You got this email because your account was signed in to from a new browser.",
 			Stop:   "It is sent for every new browser and cannot be turned off: it is how you learn of a stolen password.",
 		}, nil
+	case models.MailFactorRemoved:
+		if err := need("factor", "by", "time"); err != nil {
+			return mailview.Message{}, err
+		}
+		what := d["factor"]
+		if d["name"] != "" {
+			what += " “" + d["name"] + "”"
+		}
+		return mailview.Message{
+			Heading: "A way to sign in was removed",
+			Lines: []string{"On " + d["time"] + ", " + d["by"] + " removed " + what + " from the " + mailview.Product +
+				" account " + job.Recipient + ". Sign-ins started before it are no longer finished with it.",
+				"If this was you, there is nothing to do. If it wasn't you, change your password, sign out the " +
+					"sessions you do not know in the Sessions section of your account page, and set up your second factor again."},
+			LinkLabel: "Review your account", LinkURL: base + "/account#sessions",
+			Reason: "You got this email because a second factor or passkey was removed from your account.",
+			Stop:   "It is sent for every removal and cannot be turned off: it is how you learn that someone weakened your sign-in.",
+		}, nil
 	}
 	if m, ok, err := composeNotification(job, base); ok {
 		return m, err
