@@ -47,8 +47,12 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	s := f.store
-	f.owner(t, "alice@corp.example")
-	f.owner(t, "mallory@corp.example")
+	// Each connected their identity (corp.example is linked to nothing).
+	for _, who := range []string{"alice", "mallory"} {
+		if err := connectSSO(t, s, f.owner(t, who+"@corp.example"), "corp", who+"-sub", who+"@corp.example"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	alice := ssoActor(t, s, "alice-sub", "alice@corp.example")
 	mallory := ssoActor(t, s, "mallory-sub", "mallory@corp.example")
 	f.clock.Advance(models.ReauthWindow + time.Second)

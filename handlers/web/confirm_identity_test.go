@@ -153,7 +153,8 @@ func providerAnswer(t *testing.T, start *page) string {
 func TestConfirmIdentityWithSSO(t *testing.T) {
 	e, op := newSSOEnv(t)
 	alice := e.owner("alice@corp.example")
-	e.owner("mallory@corp.example")
+	e.connectIdentity(alice, "alice-sub")
+	e.connectIdentity(e.owner("mallory@corp.example"), "mallory-sub")
 	b := e.browser()
 	op.signIn("alice-sub", "alice@corp.example", true)
 	ssoSignIn(t, b, "/").redirectsTo("/")
@@ -195,7 +196,7 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 func TestJustInTimeUserConfirmsWithoutAPassword(t *testing.T) {
 	op := &testOP{t: t}
 	e := newEnv(t, withSSO(&op, false), withPasskeys())
-	e.owner("alice@corp.example")
+	e.connectIdentity(e.owner("alice@corp.example"), "alice-sub")
 	owner := e.browser()
 	op.signIn("alice-sub", "alice@corp.example", true)
 	ssoSignIn(t, owner, "/").redirectsTo("/")
