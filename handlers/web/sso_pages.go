@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-	"golang.org/x/oauth2"
 
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
@@ -40,11 +39,7 @@ func (h *Handlers) SSOStart(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Cookie(&fiber.Cookie{Name: ssoCookie, Value: start.BrowserToken, Path: "/sso/",
-		MaxAge: int(models.SSOLoginTTL.Seconds()), HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: isTLS(c)})
-	url := h.sso.oauth(p, prov).AuthCodeURL(start.State, oauth2.S256ChallengeOption(start.Verifier),
-		oauth2.SetAuthURLParam("nonce", start.Nonce))
-	return c.Redirect(url, fiber.StatusSeeOther)
+	return h.toProvider(c, p, prov, start)
 }
 
 // SSOCallback is where the provider sends the browser back. The state
