@@ -183,6 +183,9 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 	op.signIn("alice-sub", "alice@corp.example", true)
 	op.tamper = func(c map[string]any) { c["auth_time"] = e.clock.Now().Add(-time.Hour).Unix() }
 	ssoReauth(t, b, op, "/api-keys").expect(http.StatusForbidden).contains("did not ask you to sign in again")
+	// max_age was sent, so OpenID Connect requires auth_time.
+	op.tamper = func(c map[string]any) { delete(c, "auth_time") }
+	ssoReauth(t, b, op, "/api-keys").expect(http.StatusForbidden).contains("did not ask you to sign in again")
 	b.post("/api-keys", url.Values{"name": {"CI"}}).redirectsTo(confirmAt("/api-keys"))
 
 	op.tamper = func(c map[string]any) { c["auth_time"] = e.clock.Now().Unix() }
