@@ -63,10 +63,13 @@ func ssoRefused(msg, suggestion string) *Error {
 // existing user outside a domain linked to it is refused, and told to
 // sign in with their password and connect the provider.
 //
-// The sign-in counts as both factors only when the user's email domain is
-// linked to this provider (the provider's policy rules then); otherwise
-// it is one factor (SessionOrigin.SingleFactor): a user with a second
-// factor, or who must enrol one, gets SecondStepNeeded as for a password.
+// The sign-in counts as both factors only when the token's verified email
+// is in a domain linked to this provider and that domain is the user's
+// own (the provider's policy rules then), checked at every sign-in;
+// otherwise it is one factor (SessionOrigin.SingleFactor): a user with a
+// second factor, or who must enrol one, gets SecondStepNeeded as for a
+// password. An identity connected with another address (a personal
+// mailbox) is never more than one factor.
 //
 // A user whose email's domain is linked to another provider must use that
 // one. A subject longer than OpenID's 255 characters is refused. Every
@@ -97,7 +100,7 @@ func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, str
 		// Counted as two factors outside the transaction: the link must
 		// still hold (a domain unlinked since is a one-factor sign-in).
 		if trusted {
-			if ok, err := ssoDomainTrusts(tx, u.Email, in.Provider); err != nil {
+			if ok, err := ssoFullSignIn(tx, u.Email, in, email); err != nil {
 				return nil, err
 			} else if !ok {
 				return nil, ssoRefused("The single sign-on of "+u.Email+" changed while signing in", "Sign in again")
@@ -197,9 +200,10 @@ func ssoDomainTrusts(db *gorm.DB, email, provider string) (bool, error) {
 }
 
 // ssoTrustedFor guesses, before SignInSSO's transaction, whether the
-// user it will sign in has an email domain linked to the provider: the
-// user of the identity, else the token's email.
+// sign-in will count as two factors (ssoFullSignIn): for the user of the
+// identity, else the one the token's email names.
 func (s *Store) ssoTrustedFor(db *gorm.DB, in SSOSignInInput, email string) (bool, error) {
+	userEmail := email
 	var id SSOIdentity
 	err := db.Where("provider = ? AND subject = ?", in.Provider, in.Subject).Take(&id).Error
 	if err == nil {
@@ -207,11 +211,29 @@ func (s *Store) ssoTrustedFor(db *gorm.DB, in SSOSignInInput, email string) (boo
 		if err := db.Select("email").Where("id = ?", id.UserID).Take(&u).Error; err != nil {
 			return false, translate(err)
 		}
-		email = u.Email
+		userEmail = u.Email
 	} else if !errors.Is(err, gorm.ErrRecordNotFound) {
 		return false, err
 	}
-	return ssoDomainTrusts(db, email, in.Provider)
+	return ssoFullSignIn(db, userEmail, in, email)
+}
+
+// ssoFullSignIn reports whether a sign-in through in.Provider of the user
+// with userEmail counts as two factors: the token's email (tokenEmail)
+// is verified, in a domain linked to that provider, and in the user's own
+// domain. Whatever address an identity was connected with, only what the
+// token says now counts.
+func ssoFullSignIn(db *gorm.DB, userEmail string, in SSOSignInInput, tokenEmail string) (bool, error) {
+	if !in.EmailVerified || emailDomain(userEmail) != emailDomain(tokenEmail) || emailDomain(tokenEmail) == "" {
+		return false, nil
+	}
+	return ssoDomainTrusts(db, tokenEmail, in.Provider)
+}
+
+// emailDomain is the normalised domain of email, "" when it has none.
+func emailDomain(email string) string {
+	_, domain, _ := strings.Cut(normalizeEmail(email), "@")
+	return domain
 }
 
 // ssoDomainAllows refuses a sign-in through provider for an email whose
