@@ -116,7 +116,7 @@ func TestJustInTimeUserHasNoPassword(t *testing.T) {
 		t.Fatalf("methods %+v %v", m, err)
 	}
 	wantCode(t, s.ConfirmIdentity(ctx, bob, models.IdentityProof{Password: ""}), models.CodeForbidden)
-	in := models.EmailChangeInput{NewEmail: "bob@elsewhere.example"}
+	in := models.EmailChangeInput{NewEmail: "robert@corp.example"} // within the linked domain
 	if err := s.RequestEmailChange(ctx, bob, in); err != nil {
 		t.Fatalf("email change in a fresh session: %v", err)
 	}
