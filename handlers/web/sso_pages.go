@@ -95,17 +95,24 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	_, token, err := h.store.SignInSSO(ctx, models.SSOSignInInput{Provider: p.ID, Subject: claims.Subject,
+	sess, token, err := h.store.SignInSSO(ctx, models.SSOSignInInput{Provider: p.ID, Subject: claims.Subject,
 		Email: claims.Email, EmailVerified: claims.verified(p), ReplacesToken: c.Cookies(SessionCookie),
 		SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent), Device: device, ProviderName: p.Name, Next: login.Next})
-	if step, ok := models.AsSecondStep(err); ok { // one factor: the user's second is asked for
-		h.rememberDevice(c, claims.Email)
+	if step, ok := models.AsSecondStep(err); ok {
+		// One factor: the user's second is asked for, and the browser
+		// becomes known only when it is given (finishSecondStep).
 		return toSecondStep(c, step)
 	} else if err != nil {
 		return h.ssoRefused(c, err)
 	}
 	startSession(c, token)
-	h.rememberDevice(c, claims.Email)
+	// Known under the user's own login, which the provider's address
+	// (an identity connected with another one) need not be.
+	u, err := h.store.User(ctx, sess.UserID)
+	if err != nil {
+		return err
+	}
+	h.rememberDevice(c, u.Email)
 	next := login.Next
 	if next == "" {
 		next = "/"
