@@ -26,7 +26,8 @@ type SSOIdentity struct {
 // token's email_verified claim; a provider that omits it has not verified
 // the address, as far as cloudplane is concerned. ProviderName is the
 // provider's name for messages (Provider when empty). ReplacesToken,
-// SourceIP, UserAgent, Device and Next are as for SignIn.
+// SourceIP, UserAgent and Next are as for SignIn; Device is recognised
+// for the login SSOLoginEmail names.
 type SSOSignInInput struct {
 	Provider      string
 	ProviderName  string
@@ -89,8 +90,12 @@ func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, str
 	if err != nil {
 		return nil, "", err
 	}
+	login, err := ssoLoginEmail(s.read(ctx), in.Provider, in.Subject, email)
+	if err != nil {
+		return nil, "", err
+	}
 	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodSSOPrefix + in.Provider,
-		NewBrowser: !in.Device.knows(email), SingleFactor: !trusted, Next: in.Next}
+		NewBrowser: !in.Device.knows(login), SingleFactor: !trusted, Next: in.Next}
 	var keys string
 	sess, token, err := s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
 		u, joined, err := s.ssoUser(tx, in, email)
@@ -123,6 +128,23 @@ func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, str
 		s.keys.forgetAccount(keys)
 	}
 	return sess, token, nil
+}
+
+// SSOLoginEmail is the email of the user the identity (provider,
+// subject) is linked to, else tokenEmail: the login a browser's device
+// cookie is checked against before SignInSSO (RecognizeDevice).
+func (s *Store) SSOLoginEmail(ctx context.Context, provider, subject, tokenEmail string) (string, error) {
+	return ssoLoginEmail(s.read(ctx), provider, subject, tokenEmail)
+}
+
+func ssoLoginEmail(db *gorm.DB, provider, subject, tokenEmail string) (string, error) {
+	var emails []string
+	err := db.Model(&User{}).Where("id IN (?)", db.Model(&SSOIdentity{}).Select("user_id").
+		Where("provider = ? AND subject = ?", provider, subject)).Limit(1).Pluck("email", &emails).Error
+	if err != nil || len(emails) == 0 {
+		return tokenEmail, err
+	}
+	return emails[0], nil
 }
 
 // ssoUser finds, links or creates the user SignInSSO signs in, in tx. It

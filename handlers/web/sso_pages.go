@@ -91,7 +91,13 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 	if connect != nil {
 		return h.ssoConnected(c, p, connect, claims)
 	}
-	device, err := h.store.RecognizeDevice(ctx, c.Cookies(ssoDeviceCookie), claims.Email)
+	// The cookie names the user's own login, which the provider's address
+	// need not be (an identity connected with another one).
+	loginEmail, err := h.store.SSOLoginEmail(ctx, p.ID, claims.Subject, claims.Email)
+	if err != nil {
+		return err
+	}
+	device, err := h.store.RecognizeDevice(ctx, c.Cookies(ssoDeviceCookie), loginEmail)
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,7 @@ func TestSSOSignInAsksForTheSecondFactor(t *testing.T) {
 
 // A browser signed in through an identity connected with another address
 // is known under the user's own login: their password sign-in from it
-// next is not a new browser's.
+// next, or the provider's again, is not a new browser's.
 func TestSSOSignInRemembersTheUsersLogin(t *testing.T) {
 	e, op := newSSOEnv(t)
 	e.owner("ada@example.com")
@@ -166,5 +166,11 @@ func TestSSOSignInRemembersTheUsersLogin(t *testing.T) {
 	b.signIn("ada@example.com", password).redirectsTo("/")
 	if n := e.newSignInMails(); n != mails+1 {
 		t.Fatalf("the same browser with the password: %d mails, want %d (it was not remembered as ada's)", n, mails+1)
+	}
+	b.post("/sign-out", nil)
+	e.clock.Advance(time.Minute)
+	ssoSignIn(t, b, "").redirectsTo("/")
+	if n := e.newSignInMails(); n != mails+1 {
+		t.Fatalf("the same browser through the provider again: %d mails, want %d", n, mails+1)
 	}
 }
