@@ -17,6 +17,7 @@ import (
 
 	"cloudplane/e2e/browser"
 	"cloudplane/handlers/testserver"
+	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
 
@@ -57,48 +58,12 @@ func startExampleOP(t *testing.T) string {
 // password is refused, pointing at single sign-on.
 func TestSSOInChromium(t *testing.T) {
 	s := need(t)
-	issuer := startExampleOP(t)
-	db, drop, err := testserver.FreshDatabase(t.TempDir(), testserver.PostgresURL(), modelstest.CreatePostgresDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = drop() })
-	srv, err := testserver.Launch(testserver.Options{Database: db, Binary: s.bin, Args: []string{
-		"--rate-limit", "off", "--oidc-issuer", issuer, "--oidc-client-id", "cloudplane-e2e",
-		"--oidc-id", "zitadel", "--oidc-name", "Zitadel"},
-		Env: []string{"CLOUDPLANE_OIDC_CLIENT_SECRET=e2e-secret"}})
-	if srv != nil {
-		t.Cleanup(func() {
-			_ = srv.Terminate(30 * time.Second)
-			_ = os.WriteFile(filepath.Join(s.shots.Dir, "sso-server.log"), []byte(srv.Logs()), 0o644)
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	storage.RegisterClients(storage.WebClient("cloudplane-e2e", "e2e-secret", srv.URL+"/sso/zitadel/callback"))
-	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
-	defer cancel()
-	if _, stderr, code, err := testserver.RunContext(ctx, s.bin, nil, "users", "create", "--email", opUser1Email,
-		"--password", password, "--database", db); err != nil || code != 0 {
-		t.Fatalf("users create: %d %v %s", code, err, stderr)
-	}
+	issuer, srv, db := ssoServer(t, s)
+	ownerWithPassword(t, s, db, opUser1Email)
 
 	// The provider is not trusted with an existing user by email: the
 	// owner signs in with their password and connects it first.
-	owner := browser.NewTab(t, s.browser, srv.URL, s.shots)
-	owner.Open("/sign-in")
-	owner.Fill("main", "^Email$", opUser1Email)
-	owner.Fill("main", "^Password$", password)
-	owner.Press("main", "^Sign in$")
-	owner.WaitText("#site-header", strings.ReplaceAll(opUser1Email, ".", `\.`))
-	owner.Open("/account#sso-connections")
-	owner.Press("#sso-connections", "^Connect Zitadel$")
-	providerLogin(owner, issuer, opUser1)
-	owner.WaitJS("the account page to list the connection", fmt.Sprintf(
-		`location.pathname === "/account" && textMatches("#sso-connections", %s)`,
-		browser.JS(strings.ReplaceAll(opUser1Email, ".", `\.`))))
-	owner.Shot("provider connected")
+	owner := connectedOwner(t, s, srv.URL, issuer)
 	owner.Open("/members#sso")
 	owner.Fill("#sso", "Email domain", "zitadel.ch")
 	owner.Choose("#sso", "Identity provider", "zitadel")
@@ -121,6 +86,93 @@ func TestSSOInChromium(t *testing.T) {
 	again.Fill("main", "^Password$", password)
 	again.Press("main", "^Sign in$")
 	again.WantFieldError("main", "^Email$", "single sign-on")
+}
+
+// ssoServer starts the example provider and a cloudplane server that
+// offers it as "Zitadel" (id zitadel), and returns the provider's issuer,
+// the server and its database.
+func ssoServer(t *testing.T, s *suite) (string, *testserver.Server, string) {
+	t.Helper()
+	issuer := startExampleOP(t)
+	db, drop, err := testserver.FreshDatabase(t.TempDir(), testserver.PostgresURL(), modelstest.CreatePostgresDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = drop() })
+	srv, err := testserver.Launch(testserver.Options{Database: db, Binary: s.bin, Args: []string{
+		"--rate-limit", "off", "--oidc-issuer", issuer, "--oidc-client-id", "cloudplane-e2e",
+		"--oidc-id", "zitadel", "--oidc-name", "Zitadel"},
+		Env: []string{"CLOUDPLANE_OIDC_CLIENT_SECRET=e2e-secret"}})
+	if srv != nil {
+		t.Cleanup(func() {
+			_ = srv.Terminate(30 * time.Second)
+			_ = os.WriteFile(filepath.Join(s.shots.Dir, "sso-server.log"), []byte(srv.Logs()), 0o644)
+		})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	storage.RegisterClients(storage.WebClient("cloudplane-e2e", "e2e-secret", srv.URL+"/sso/zitadel/callback"))
+	return issuer, srv, db
+}
+
+// ownerWithPassword creates the owner email with the tests' password.
+func ownerWithPassword(t *testing.T, s *suite, db, email string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	if _, stderr, code, err := testserver.RunContext(ctx, s.bin, nil, "users", "create", "--email", email,
+		"--password", password, "--database", db); err != nil || code != 0 {
+		t.Fatalf("users create: %d %v %s", code, err, stderr)
+	}
+}
+
+// connectedOwner signs opUser1Email in with their password in a new tab
+// and connects the provider's test-user from the account page.
+func connectedOwner(t *testing.T, s *suite, base, issuer string) *browser.Tab {
+	t.Helper()
+	owner := browser.NewTab(t, s.browser, base, s.shots)
+	owner.Open("/sign-in")
+	owner.Fill("main", "^Email$", opUser1Email)
+	owner.Fill("main", "^Password$", password)
+	owner.Press("main", "^Sign in$")
+	owner.WaitText("#site-header", strings.ReplaceAll(opUser1Email, ".", `\.`))
+	owner.Open("/account#sso-connections")
+	owner.Press("#sso-connections", "^Connect Zitadel$")
+	providerLogin(owner, issuer, opUser1)
+	owner.WaitJS("the account page to list the connection", fmt.Sprintf(
+		`location.pathname === "/account" && textMatches("#sso-connections", %s)`,
+		browser.JS(strings.ReplaceAll(opUser1Email, ".", `\.`))))
+	owner.Shot("provider connected")
+	return owner
+}
+
+// A stale session confirms it's you by signing in again at the provider:
+// "Sign in again with Zitadel" is a link (a form's redirect to the
+// provider is stopped by CSP's form-action), the provider's login page
+// asks again, and the callback confirms the session and goes on.
+func TestSSOConfirmIdentityInChromium(t *testing.T) {
+	s := need(t)
+	issuer, srv, db := ssoServer(t, s)
+	ownerWithPassword(t, s, db, opUser1Email)
+	b := connectedOwner(t, s, srv.URL, issuer)
+
+	ageSessions(t, db)
+	b.Open("/") // the account page opens from elsewhere: a fragment alone is no navigation
+	b.Open("/account#sso-connections")
+	b.Press("#sso-connections", "^Connect Zitadel$")
+	b.WaitText("main", "Confirm it's you")
+	b.Shot("asked to confirm before connecting")
+	b.Press("main", "^Sign in again with Zitadel$")
+	providerLogin(b, issuer, opUser1)
+	b.WaitJS("the account page after confirming", `location.pathname === "/account" && !!document.querySelector("#sso-connections")`)
+	b.Ready()
+	store := modelstest.OpenAt(t, db)
+	var n int64
+	if err := store.DB().Model(&models.AuditEvent{}).Where("action = 'reauthenticated' AND additional_details LIKE ?",
+		`%"method":"sso:zitadel"%`).Count(&n).Error; err != nil || n != 1 {
+		b.Fail("%d re-authentications through Zitadel recorded (%v), want 1", n, err)
+	}
 }
 
 // ssoSignIn signs b in with the provider's button, at the provider's own

@@ -176,13 +176,13 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/account/sso/disconnect", web.RequireUser, w.DisconnectSSO)
 	app.Get("/confirm-identity", web.RequireUser, w.ConfirmIdentityForm)
 	app.Post("/confirm-identity", web.RequireUser, w.ConfirmIdentity)
-	for _, form := range []string{"code", "passkey", "passkey/options", "sso/:id"} {
+	for _, form := range []string{"code", "passkey", "passkey/options"} {
 		app.Get("/confirm-identity/"+form, web.ConfirmIdentityFormPage)
 	}
 	app.Post("/confirm-identity/code", web.RequireUser, w.CodeBudget, w.ConfirmIdentityWithCode)
 	app.Post("/confirm-identity/passkey/options", web.RequireUser, w.ConfirmIdentityPasskeyOptions)
 	app.Post("/confirm-identity/passkey", web.RequireUser, w.ConfirmIdentityWithPasskey)
-	app.Post("/confirm-identity/sso/:id", web.RequireUser, w.ConfirmIdentityWithSSO)
+	app.Get("/confirm-identity/sso/:id", web.RequireUser, w.ConfirmIdentityWithSSO)
 	for _, form := range []string{"start", "confirm", "recovery-codes", "disable", "require"} {
 		app.Get("/account/two-factor/"+form, web.TwoFactorFormPage)
 	}

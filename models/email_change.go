@@ -81,7 +81,9 @@ func (in EmailChangeInput) validate(withPassword bool) error {
 // password is a field error on current_password. A user without a
 // password (joined through single sign-on) gives none: their session
 // must have confirmed who they are within ReauthWindow, else
-// ErrReauthRequired.
+// ErrReauthRequired. A move out of, or into, a domain linked to single
+// sign-on is refused (CodeForbidden on new_email): the domain's owners
+// manage its addresses.
 func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailChangeInput) error {
 	if actor.UserID == "" {
 		return Errorf(CodeForbidden, "Only a signed-in user can change their email")
@@ -125,6 +127,9 @@ func (s *Store) RequestEmailChange(ctx context.Context, actor Actor, in EmailCha
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		if err := lockUser(tx, u.ID); err != nil {
 			return translate(err)
+		}
+		if err := refuseSSOEmailMove(tx, u.Email, newEmail); err != nil {
+			return err
 		}
 		if err := throttleEmailChanges(tx, u.Email, newEmail, s.Now()); err != nil {
 			return err
@@ -205,7 +210,8 @@ func (s *Store) emailChangeOf(db *gorm.DB, token string) (*PendingEmailChange, e
 // email becomes the new address, the link is consumed, and user/updated
 // is recorded, in one transaction. The link itself proves the new address
 // is the user's, so no session is needed. An address another user took
-// meanwhile is CodeDuplicate and leaves the link unused.
+// meanwhile is CodeDuplicate and leaves the link unused; a move out of or
+// into a domain linked to single sign-on since is CodeForbidden.
 func (s *Store) ConfirmEmailChange(ctx context.Context, token string) (*PendingEmailChange, error) {
 	var out *PendingEmailChange
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -218,6 +224,10 @@ func (s *Store) ConfirmEmailChange(ctx context.Context, token string) (*PendingE
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return errEmailChangeInvalid
 			}
+			return err
+		}
+		// A domain linked to single sign-on since the request decides too.
+		if err := refuseSSOEmailMove(tx, u.Email, p.NewEmail); err != nil {
 			return err
 		}
 		var taken int64
@@ -319,4 +329,27 @@ func (s *Store) passwordWasProof(tx *gorm.DB, actor Actor, u *User) error {
 	}
 	_, err := markAuthenticated(tx, actor, s.Now())
 	return err
+}
+
+// refuseSSOEmailMove refuses a user's own change of address from
+// oldEmail to newEmail in another domain when either domain is linked to
+// single sign-on: out of it, the user would escape the organization's
+// provider (and its policy); into it, they would join its control
+// unasked. A change within one domain is allowed.
+func refuseSSOEmailMove(tx *gorm.DB, oldEmail, newEmail string) error {
+	if emailDomain(oldEmail) == emailDomain(newEmail) {
+		return nil
+	}
+	for _, email := range []string{oldEmail, newEmail} {
+		d, err := ssoDomainOf(tx, email)
+		if err != nil {
+			return err
+		}
+		if d != nil {
+			return &Error{Code: CodeForbidden, Message: "Addresses at " + d.Domain + " sign in with single sign-on, so you cannot move your email into or out of it",
+				Suggestion: "Ask an owner of the account that linked " + d.Domain + " (or the operator) to change it",
+				Fields:     map[string]string{"new_email": "cannot move into or out of " + d.Domain + ", which signs in with single sign-on: ask an owner or the operator"}}
+		}
+	}
+	return nil
 }

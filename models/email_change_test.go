@@ -123,3 +123,39 @@ func TestPasswordResetRequestAudited(t *testing.T) {
 		t.Errorf("an owner read the mail log: %v", err)
 	}
 }
+
+// An address in a domain linked to single sign-on is the domain owners'
+// to manage: a user's own change out of it, or into it, is refused, when
+// asked and when a link asked for before the domain was linked is opened;
+// a change within the domain is allowed.
+func TestEmailChangeKeepsSSODomains(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	alice := f.owner(t, "alice@corp.example")
+	aliceUser := modelstest.Must[*models.User](t)(f.store.UserByEmail(ctx, "alice@corp.example"))
+	early := confirmationToken(t, f.store, aliceUser, "alice@other.example") // corp.example is not linked yet
+	if err := connectSSO(t, f.store, alice, "corp", "alice-sub", "alice@corp.example"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.LinkSSODomain(ctx, alice, models.SSODomainInput{Domain: "corp.example", Provider: "corp"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.store.ConfirmEmailChange(ctx, early)
+	wantCode(t, err, models.CodeForbidden)
+	if u, _ := f.store.UserByEmail(ctx, "alice@corp.example"); u == nil {
+		t.Fatal("alice left corp.example by an early link")
+	}
+
+	ada, _ := modelstest.Owner(t, f.store, "ada@example.com")
+	for who, move := range map[*models.User]string{aliceUser: "alice@other.example", ada: "ada@corp.example"} {
+		err := f.store.RequestEmailChange(ctx, who.Actor(), models.EmailChangeInput{NewEmail: move, CurrentPassword: password})
+		wantField(t, err, "new_email")
+		if e, _ := models.AsError(err); models.ErrorCode(err) != models.CodeForbidden || !strings.Contains(e.Suggestion, "Ask an owner") {
+			t.Fatalf("%s to %s: %v", who.Email, move, err)
+		}
+	}
+	if err := f.store.RequestEmailChange(ctx, aliceUser.Actor(), models.EmailChangeInput{NewEmail: "alice.b@corp.example",
+		CurrentPassword: password}); err != nil {
+		t.Fatalf("a change within corp.example: %v", err)
+	}
+}

@@ -109,20 +109,22 @@ func (s *Store) ConfirmIdentityWithPasskey(ctx context.Context, actor Actor, rp 
 }
 
 // BeginSSOReauth stores a single sign-on through provider by which the
-// acting user confirms who they are, returning to next; the provider's
+// acting user confirms who they are in their current session, returning
+// to next; the provider's
 // answer goes to ConfirmIdentityWithSSO. Nothing is audited yet.
 func (s *Store) BeginSSOReauth(ctx context.Context, actor Actor, provider, next string) (*SSOStart, error) {
 	if err := reauthActor(actor); err != nil {
 		return nil, err
 	}
 	return s.beginSSO(ctx, SSOLogin{Provider: truncate(provider, 64), Next: truncate(next, 2048),
-		Purpose: SSOPurposeReauth, UserID: actor.UserID})
+		Purpose: SSOPurposeReauth, UserID: actor.UserID, SessionID: actor.SessionID})
 }
 
 // SSOReauth is what a provider's verified ID token says in answer to
 // BeginSSOReauth: the caller (handlers/web) checked its signature, issuer,
 // audience, expiry and nonce. AuthTime is its auth_time claim (zero when
-// absent).
+// absent, which is refused: the request sent max_age, and OpenID Connect
+// then requires auth_time).
 type SSOReauth struct {
 	Login    *SSOLogin // from TakeSSOLogin
 	Subject  string
@@ -134,20 +136,20 @@ var errSSONotYours = &Error{Code: CodeForbidden,
 	Suggestion: "Sign in at your provider as yourself, or confirm it's you another way"}
 
 // ConfirmIdentityWithSSO is ConfirmIdentity through single sign-on: the
-// login must be a re-authentication begun by the acting user, and the
-// provider's (provider, subject) an identity linked to that same user;
-// when the provider says when the person signed in (auth_time), it must
-// be within SSOReauthMaxAge. Records session/reauthenticated with method
+// login must be a re-authentication begun by the acting user in the same
+// session, and the provider's (provider, subject) an identity linked to
+// that same user; the provider must say when the person signed in
+// (auth_time), within SSOReauthMaxAge. Records session/reauthenticated with method
 // MethodSSOPrefix+provider. Every refusal is CodeForbidden.
 func (s *Store) ConfirmIdentityWithSSO(ctx context.Context, actor Actor, in SSOReauth) error {
 	if err := reauthActor(actor); err != nil {
 		return err
 	}
 	l := in.Login
-	if l == nil || l.Purpose != SSOPurposeReauth || l.UserID != actor.UserID {
+	if l == nil || l.Purpose != SSOPurposeReauth || l.UserID != actor.UserID || l.SessionID != actor.SessionID {
 		return errSSOLoginInvalid
 	}
-	if !in.AuthTime.IsZero() && s.Now().Sub(in.AuthTime) > SSOReauthMaxAge {
+	if in.AuthTime.IsZero() || s.Now().Sub(in.AuthTime) > SSOReauthMaxAge {
 		return &Error{Code: CodeForbidden, Message: "Your provider did not ask you to sign in again",
 			Suggestion: "Try again; if it goes on, confirm it's you another way"}
 	}

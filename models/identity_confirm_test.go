@@ -47,9 +47,14 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	s := f.store
-	f.owner(t, "alice@corp.example")
-	f.owner(t, "mallory@corp.example")
+	// Each connected their identity (corp.example is linked to nothing).
+	for _, who := range []string{"alice", "mallory"} {
+		if err := connectSSO(t, s, f.owner(t, who+"@corp.example"), "corp", who+"-sub", who+"@corp.example"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	alice := ssoActor(t, s, "alice-sub", "alice@corp.example")
+	aliceElsewhere := ssoActor(t, s, "alice-sub", "alice@corp.example")
 	mallory := ssoActor(t, s, "mallory-sub", "mallory@corp.example")
 	f.clock.Advance(models.ReauthWindow + time.Second)
 	now := f.clock.Now()
@@ -72,6 +77,10 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 		"an unlinked identity":    {Login: takeReauth(t, s, alice), Subject: "stranger-sub"},
 		"begun by another user":   {Login: takeReauth(t, s, mallory), Subject: "alice-sub", AuthTime: now},
 		"an old sign-in":          {Login: takeReauth(t, s, alice), Subject: "alice-sub", AuthTime: now.Add(-time.Hour)},
+		// max_age was sent, so OpenID Connect requires auth_time.
+		"no auth_time": {Login: takeReauth(t, s, alice), Subject: "alice-sub"},
+		// Begun in alice's other session: it confirms that one only.
+		"begun in another session": {Login: takeReauth(t, s, aliceElsewhere), Subject: "alice-sub", AuthTime: now},
 	} {
 		if err := s.ConfirmIdentityWithSSO(ctx, alice, in); models.ErrorCode(err) != models.CodeForbidden || recent() {
 			t.Fatalf("%s: %v, recent %v", name, err, recent())
@@ -81,7 +90,8 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 	if err != nil || !m.Password || len(m.SSOProviders) != 1 || m.SSOProviders[0] != "corp" {
 		t.Fatalf("methods %+v %v", m, err)
 	}
-	if err := s.ConfirmIdentityWithSSO(ctx, alice, models.SSOReauth{Login: takeReauth(t, s, alice), Subject: "alice-sub"}); err != nil {
+	if err := s.ConfirmIdentityWithSSO(ctx, alice, models.SSOReauth{Login: takeReauth(t, s, alice), Subject: "alice-sub",
+		AuthTime: now}); err != nil {
 		t.Fatal(err)
 	}
 	var n int64
@@ -106,7 +116,7 @@ func TestJustInTimeUserHasNoPassword(t *testing.T) {
 		t.Fatalf("methods %+v %v", m, err)
 	}
 	wantCode(t, s.ConfirmIdentity(ctx, bob, models.IdentityProof{Password: ""}), models.CodeForbidden)
-	in := models.EmailChangeInput{NewEmail: "bob@elsewhere.example"}
+	in := models.EmailChangeInput{NewEmail: "robert@corp.example"} // within the linked domain
 	if err := s.RequestEmailChange(ctx, bob, in); err != nil {
 		t.Fatalf("email change in a fresh session: %v", err)
 	}
@@ -114,7 +124,8 @@ func TestJustInTimeUserHasNoPassword(t *testing.T) {
 	if err := s.RequestEmailChange(ctx, bob, in); err != models.ErrReauthRequired {
 		t.Fatalf("email change after the window: %v, want ErrReauthRequired", err)
 	}
-	if err := s.ConfirmIdentityWithSSO(ctx, bob, models.SSOReauth{Login: takeReauth(t, s, bob), Subject: "bob-sub"}); err != nil {
+	if err := s.ConfirmIdentityWithSSO(ctx, bob, models.SSOReauth{Login: takeReauth(t, s, bob), Subject: "bob-sub",
+		AuthTime: f.clock.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Minute)

@@ -26,7 +26,8 @@ type SSOIdentity struct {
 // token's email_verified claim; a provider that omits it has not verified
 // the address, as far as cloudplane is concerned. ProviderName is the
 // provider's name for messages (Provider when empty). ReplacesToken,
-// SourceIP, UserAgent, Device and Next are as for SignIn.
+// SourceIP, UserAgent and Next are as for SignIn; Device is recognised
+// for the login SSOLoginEmail names.
 type SSOSignInInput struct {
 	Provider      string
 	ProviderName  string
@@ -63,10 +64,13 @@ func ssoRefused(msg, suggestion string) *Error {
 // existing user outside a domain linked to it is refused, and told to
 // sign in with their password and connect the provider.
 //
-// The sign-in counts as both factors only when the user's email domain is
-// linked to this provider (the provider's policy rules then); otherwise
-// it is one factor (SessionOrigin.SingleFactor): a user with a second
-// factor, or who must enrol one, gets SecondStepNeeded as for a password.
+// The sign-in counts as both factors only when the token's verified email
+// is in a domain linked to this provider and that domain is the user's
+// own (the provider's policy rules then), checked at every sign-in;
+// otherwise it is one factor (SessionOrigin.SingleFactor): a user with a
+// second factor, or who must enrol one, gets SecondStepNeeded as for a
+// password. An identity connected with another address (a personal
+// mailbox) is never more than one factor.
 //
 // A user whose email's domain is linked to another provider must use that
 // one. A subject longer than OpenID's 255 characters is refused. Every
@@ -86,8 +90,12 @@ func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, str
 	if err != nil {
 		return nil, "", err
 	}
+	login, err := ssoLoginEmail(s.read(ctx), in.Provider, in.Subject, email)
+	if err != nil {
+		return nil, "", err
+	}
 	origin := SessionOrigin{SourceIP: in.SourceIP, UserAgent: in.UserAgent, Method: MethodSSOPrefix + in.Provider,
-		NewBrowser: !in.Device.knows(email), SingleFactor: !trusted, Next: in.Next}
+		NewBrowser: !in.Device.knows(login), SingleFactor: !trusted, Next: in.Next}
 	var keys string
 	sess, token, err := s.startSession(ctx, origin, func(tx *gorm.DB) (*User, error) {
 		u, joined, err := s.ssoUser(tx, in, email)
@@ -97,7 +105,7 @@ func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, str
 		// Counted as two factors outside the transaction: the link must
 		// still hold (a domain unlinked since is a one-factor sign-in).
 		if trusted {
-			if ok, err := ssoDomainTrusts(tx, u.Email, in.Provider); err != nil {
+			if ok, err := ssoFullSignIn(tx, u.Email, in, email); err != nil {
 				return nil, err
 			} else if !ok {
 				return nil, ssoRefused("The single sign-on of "+u.Email+" changed while signing in", "Sign in again")
@@ -120,6 +128,23 @@ func (s *Store) SignInSSO(ctx context.Context, in SSOSignInInput) (*Session, str
 		s.keys.forgetAccount(keys)
 	}
 	return sess, token, nil
+}
+
+// SSOLoginEmail is the email of the user the identity (provider,
+// subject) is linked to, else tokenEmail: the login a browser's device
+// cookie is checked against before SignInSSO (RecognizeDevice).
+func (s *Store) SSOLoginEmail(ctx context.Context, provider, subject, tokenEmail string) (string, error) {
+	return ssoLoginEmail(s.read(ctx), provider, subject, tokenEmail)
+}
+
+func ssoLoginEmail(db *gorm.DB, provider, subject, tokenEmail string) (string, error) {
+	var emails []string
+	err := db.Model(&User{}).Where("id IN (?)", db.Model(&SSOIdentity{}).Select("user_id").
+		Where("provider = ? AND subject = ?", provider, subject)).Limit(1).Pluck("email", &emails).Error
+	if err != nil || len(emails) == 0 {
+		return tokenEmail, err
+	}
+	return emails[0], nil
 }
 
 // ssoUser finds, links or creates the user SignInSSO signs in, in tx. It
@@ -197,9 +222,10 @@ func ssoDomainTrusts(db *gorm.DB, email, provider string) (bool, error) {
 }
 
 // ssoTrustedFor guesses, before SignInSSO's transaction, whether the
-// user it will sign in has an email domain linked to the provider: the
-// user of the identity, else the token's email.
+// sign-in will count as two factors (ssoFullSignIn): for the user of the
+// identity, else the one the token's email names.
 func (s *Store) ssoTrustedFor(db *gorm.DB, in SSOSignInInput, email string) (bool, error) {
+	userEmail := email
 	var id SSOIdentity
 	err := db.Where("provider = ? AND subject = ?", in.Provider, in.Subject).Take(&id).Error
 	if err == nil {
@@ -207,11 +233,29 @@ func (s *Store) ssoTrustedFor(db *gorm.DB, in SSOSignInInput, email string) (boo
 		if err := db.Select("email").Where("id = ?", id.UserID).Take(&u).Error; err != nil {
 			return false, translate(err)
 		}
-		email = u.Email
+		userEmail = u.Email
 	} else if !errors.Is(err, gorm.ErrRecordNotFound) {
 		return false, err
 	}
-	return ssoDomainTrusts(db, email, in.Provider)
+	return ssoFullSignIn(db, userEmail, in, email)
+}
+
+// ssoFullSignIn reports whether a sign-in through in.Provider of the user
+// with userEmail counts as two factors: the token's email (tokenEmail)
+// is verified, in a domain linked to that provider, and in the user's own
+// domain. Whatever address an identity was connected with, only what the
+// token says now counts.
+func ssoFullSignIn(db *gorm.DB, userEmail string, in SSOSignInInput, tokenEmail string) (bool, error) {
+	if !in.EmailVerified || emailDomain(userEmail) != emailDomain(tokenEmail) || emailDomain(tokenEmail) == "" {
+		return false, nil
+	}
+	return ssoDomainTrusts(db, tokenEmail, in.Provider)
+}
+
+// emailDomain is the normalised domain of email, "" when it has none.
+func emailDomain(email string) string {
+	_, domain, _ := strings.Cut(normalizeEmail(email), "@")
+	return domain
 }
 
 // ssoDomainAllows refuses a sign-in through provider for an email whose

@@ -88,7 +88,10 @@ func (s *Store) TakeSSOConnect(ctx context.Context, login *SSOLogin) (*SSOConnec
 
 // ConnectSSOIdentity makes the provider's subject an identity of the
 // actor, who must be the user, in the session, that began the connect
-// (else CodeForbidden). A subject already the actor's is left as it is;
+// (else CodeForbidden). When the user's email domain is linked to single
+// sign-on, the identity's verified email must be in that domain (else
+// CodeForbidden): a personal mailbox's identity is not the organization's
+// to vouch for. A subject already the actor's is left as it is;
 // one that belongs to another user is CodeConflict. The email is kept
 // only when the provider verified it: it is what LinkSSODomain takes as
 // the provider vouching for a domain. Records user/updated (personal)
@@ -113,6 +116,9 @@ func (s *Store) ConnectSSOIdentity(ctx context.Context, actor Actor, c *SSOConne
 		if err := lockUser(tx, actor.UserID); err != nil {
 			return err
 		}
+		if err := ssoConnectInOwnDomain(tx, actor.UserID, email); err != nil {
+			return err
+		}
 		var id SSOIdentity
 		err := tx.Where("provider = ? AND subject = ?", in.Provider, in.Subject).Take(&id).Error
 		if err == nil {
@@ -134,6 +140,22 @@ func (s *Store) ConnectSSOIdentity(ctx context.Context, actor Actor, c *SSOConne
 		return s.auditPersonal(tx, actor, actor.UserID, "user", "updated", []string{lrn("user", actor.UserID)},
 			map[string]any{"sso_identity": "connected", "provider": in.Provider})
 	})
+}
+
+// ssoConnectInOwnDomain refuses connecting to the user userID an identity
+// whose verified email (email, "" when not verified) is outside the
+// user's own domain, when that domain is linked to single sign-on.
+func ssoConnectInOwnDomain(tx *gorm.DB, userID, email string) error {
+	var u User
+	if err := tx.Select("email").Where("id = ?", userID).Take(&u).Error; err != nil {
+		return translate(err)
+	}
+	d, err := ssoDomainOf(tx, u.Email)
+	if err != nil || d == nil || emailDomain(email) == d.Domain {
+		return err
+	}
+	return ssoRefused("Only an identity with a verified address at "+d.Domain+" can be connected to "+u.Email,
+		"Sign in at your provider with your "+d.Domain+" account, then connect it again")
 }
 
 // SSOIdentities lists the signed-in actor's identities at providers,

@@ -28,18 +28,20 @@ type SSOLogin struct {
 	Next        string    `gorm:"size:2048;not null"`
 	ExpiresAt   time.Time `gorm:"not null;index"`
 	// Purpose is "" for a sign-in, SSOPurposeReauth for a signed-in user
-	// confirming who they are (BeginSSOReauth); UserID is that user.
-	// They are kept in Next as "reauth:<user id>:<next>" (a sign-in's
-	// Next is a local path, so it never starts so): no schema change.
-	Purpose string `gorm:"-"`
-	UserID  string `gorm:"-"`
+	// confirming who they are (BeginSSOReauth); UserID and SessionID are
+	// that user and the session it confirms. They are kept in Next as
+	// "reauth:<user id>:<session id>:<next>" (a sign-in's Next is a local
+	// path, so it never starts so): no schema change.
+	Purpose   string `gorm:"-"`
+	UserID    string `gorm:"-"`
+	SessionID string `gorm:"-"`
 }
 
-// packPurpose writes Purpose and UserID into Next before the row is
-// stored; unpackPurpose reads them back from a stored row.
+// packPurpose writes Purpose, UserID and SessionID into Next before the
+// row is stored; unpackPurpose reads them back from a stored row.
 func (l *SSOLogin) packPurpose() {
 	if l.Purpose != "" {
-		l.Next = l.Purpose + ":" + l.UserID + ":" + truncate(l.Next, 2000)
+		l.Next = l.Purpose + ":" + l.UserID + ":" + l.SessionID + ":" + truncate(l.Next, 1900)
 	}
 }
 
@@ -48,8 +50,12 @@ func (l *SSOLogin) unpackPurpose() {
 	if !ok {
 		return
 	}
-	if user, next, ok := strings.Cut(rest, ":"); ok {
-		l.Purpose, l.UserID, l.Next = SSOPurposeReauth, user, next
+	user, rest, ok := strings.Cut(rest, ":")
+	if !ok {
+		return
+	}
+	if session, next, ok := strings.Cut(rest, ":"); ok {
+		l.Purpose, l.UserID, l.SessionID, l.Next = SSOPurposeReauth, user, session, next
 	}
 }
 

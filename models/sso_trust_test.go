@@ -186,3 +186,44 @@ func TestPasskeyRefusedForSSODomain(t *testing.T) {
 		t.Fatalf("after unlinking: %v", err)
 	}
 }
+
+// The review's exploit: inside a linked domain, alice (TOTP on) has an
+// identity at the provider whose address is a personal mailbox. Signing
+// in with it, or with her own identity once the provider says another
+// address, is one factor: held for her code. Only a token with her
+// domain's verified address is the whole sign-in. Connecting another
+// such identity now is refused.
+func TestSSOIdentityOutsideTheLinkedDomainIsOneFactor(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	alice := f.owner(t, "alice@corp.example")
+	for sub, email := range map[string]string{"alice-sub": "alice@corp.example", "gmail-sub": "someone@gmail.com"} {
+		if err := connectSSO(t, f.store, alice, "corp", sub, email); err != nil { // corp.example is not linked yet
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.store.LinkSSODomain(ctx, alice, models.SSODomainInput{Domain: "corp.example", Provider: "corp"}); err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, f.store, f.clock, alice)
+
+	err := connectSSO(t, f.store, alice, "corp", "other-sub", "other@gmail.com")
+	if e, _ := models.AsError(err); models.ErrorCode(err) != models.CodeForbidden || !strings.Contains(e.Message, "corp.example") {
+		t.Fatalf("connecting a gmail identity inside a linked domain: %v", err)
+	}
+	for _, tc := range []struct{ sub, email string }{{"gmail-sub", "someone@gmail.com"}, {"alice-sub", "someone@gmail.com"}} {
+		sess, token, err := ssoSignIn(t, f.store, tc.sub, tc.email)
+		if step, ok := models.AsSecondStep(err); !ok || step.Reason != models.PendingSecondFactor || sess != nil || token != "" {
+			t.Fatalf("%s as %s: session %v, err %v: want held for the code", tc.sub, tc.email, sess, err)
+		}
+	}
+	if _, _, err := f.store.SignInSSO(ctx, models.SSOSignInInput{Provider: "corp", Subject: "alice-sub",
+		Email: "alice@corp.example"}); !isSecondStep(err) {
+		t.Fatalf("an unverified address: %v, want held for the code", err)
+	}
+	if _, token, err := ssoSignIn(t, f.store, "alice-sub", "alice@corp.example"); err != nil || token == "" {
+		t.Fatalf("alice's own identity and address: %v", err)
+	}
+}
+
+func isSecondStep(err error) bool { _, ok := models.AsSecondStep(err); return ok }

@@ -13,8 +13,17 @@ import (
 	"time"
 )
 
-// csrfQuery is the query that carries the CSRF token on a link.
-func csrfQuery(token string) string { return url.Values{"csrf_token": {token}}.Encode() }
+// ssoLink is the address of a link that starts a single sign-on for the
+// signed-in user: path with the CSRF token (and next, when not empty).
+// Links, not forms: the pages' form-action 'self' stops a form's redirect
+// to the provider.
+func ssoLink(path, token, next string) templ.SafeURL {
+	q := url.Values{"csrf_token": {token}}
+	if next != "" {
+		q.Set("next", next)
+	}
+	return templ.SafeURL(path + "?" + q.Encode())
+}
 
 // SSOConnections is the account page's "Connected sign-ins" section: the
 // user's identities at the operator's providers, and a Connect button per
@@ -95,7 +104,7 @@ func SSOConnectionsSection(v *SSOConnections) templ.Component {
 						var templ_7745c5c3_Var3 string
 						templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(id.ProviderName)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 46, Col: 48}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 55, Col: 48}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 						if templ_7745c5c3_Err != nil {
@@ -109,7 +118,7 @@ func SSOConnectionsSection(v *SSOConnections) templ.Component {
 							var templ_7745c5c3_Var4 string
 							templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(id.Email)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 49, Col: 19}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 58, Col: 19}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 							if templ_7745c5c3_Err != nil {
@@ -144,7 +153,7 @@ func SSOConnectionsSection(v *SSOConnections) templ.Component {
 						var templ_7745c5c3_Var5 string
 						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(id.Provider)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 60, Col: 65}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 69, Col: 65}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 						if templ_7745c5c3_Err != nil {
@@ -157,7 +166,7 @@ func SSOConnectionsSection(v *SSOConnections) templ.Component {
 						var templ_7745c5c3_Var6 string
 						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(id.Subject)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 61, Col: 63}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 70, Col: 63}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 						if templ_7745c5c3_Err != nil {
@@ -170,7 +179,7 @@ func SSOConnectionsSection(v *SSOConnections) templ.Component {
 						var templ_7745c5c3_Var7 string
 						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(" " + id.ProviderName)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 62, Col: 142}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 71, Col: 142}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 						if templ_7745c5c3_Err != nil {
@@ -198,9 +207,9 @@ func SSOConnectionsSection(v *SSOConnections) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var8 templ.SafeURL
-				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/account/sso/" + p.ID + "/connect?" + csrfQuery(v.CSRF)))
+				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinURLErrs(ssoLink("/account/sso/"+p.ID+"/connect", v.CSRF, ""))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 73, Col: 118}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 82, Col: 99}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -213,7 +222,7 @@ func SSOConnectionsSection(v *SSOConnections) templ.Component {
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(p.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 73, Col: 137}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/sso_connections.templ`, Line: 82, Col: 118}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {

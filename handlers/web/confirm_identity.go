@@ -101,14 +101,18 @@ func (h *Handlers) ConfirmIdentityWithPasskey(c *fiber.Ctx) error {
 // ConfirmIdentityWithSSO sends the signed-in user to the provider in the
 // path to sign in again there (prompt=login, max_age=0); its callback
 // (SSOCallback, then ssoReauthenticated) confirms them and goes on to
-// next. A provider not configured is 404; one the user has no identity
-// with is refused at the callback.
+// ?next=. It is a link, as ConnectSSO is (ssoLinkFromThisSite). A
+// provider not configured is 404; one the user has no identity with is
+// refused at the callback.
 func (h *Handlers) ConfirmIdentityWithSSO(c *fiber.Ctx) error {
 	p := h.ssoProvider(c)
 	if p == nil {
 		return fiber.ErrNotFound
 	}
-	next := localPath(c.FormValue("next"))
+	if err := ssoLinkFromThisSite(c); err != nil {
+		return err
+	}
+	next := localPath(c.Query("next"))
 	prov, err := h.sso.discover(c.UserContext(), p)
 	if err != nil {
 		h.log.WarnContext(c.UserContext(), "identity provider unreachable", "provider", p.ID, "err", err)
@@ -119,12 +123,7 @@ func (h *Handlers) ConfirmIdentityWithSSO(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Cookie(&fiber.Cookie{Name: ssoCookie, Value: start.BrowserToken, Path: "/sso/",
-		MaxAge: int(models.SSOLoginTTL.Seconds()), HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: isTLS(c)})
-	url := h.sso.oauth(p, prov).AuthCodeURL(start.State, oauth2.S256ChallengeOption(start.Verifier),
-		oauth2.SetAuthURLParam("nonce", start.Nonce), oauth2.SetAuthURLParam("prompt", "login"),
-		oauth2.SetAuthURLParam("max_age", "0"))
-	return redirect(c, url)
+	return h.toProvider(c, p, prov, start, oauth2.SetAuthURLParam("prompt", "login"), oauth2.SetAuthURLParam("max_age", "0"))
 }
 
 // ssoReauthenticated ends a re-authentication through single sign-on

@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -114,12 +115,17 @@ func TestConfirmIdentityWithAPasskey(t *testing.T) {
 	b.post("/account/passkeys/options", nil).expect(http.StatusOK)
 }
 
+// reauthLink is the confirm page's "Sign in again with Corp" link of b.
+func reauthLink(b *browser, next string) string {
+	return "/confirm-identity/sso/corp?" + url.Values{"csrf_token": {b.csrf}, "next": {next}}.Encode()
+}
+
 // ssoReauth confirms b's identity through the provider's current user and
 // returns the callback's answer; the authorization request is checked to
 // ask the provider for a fresh sign-in.
 func ssoReauth(t *testing.T, b *browser, op *testOP, next string) *page {
 	t.Helper()
-	start := b.post("/confirm-identity/sso/corp", url.Values{"next": {next}}).expect(http.StatusSeeOther)
+	start := b.get(reauthLink(b, next)).expect(http.StatusSeeOther)
 	back := providerAnswer(t, start)
 	op.mu.Lock()
 	asked := op.asked
@@ -153,7 +159,8 @@ func providerAnswer(t *testing.T, start *page) string {
 func TestConfirmIdentityWithSSO(t *testing.T) {
 	e, op := newSSOEnv(t)
 	alice := e.owner("alice@corp.example")
-	e.owner("mallory@corp.example")
+	e.connectIdentity(alice, "alice-sub")
+	e.connectIdentity(e.owner("mallory@corp.example"), "mallory-sub")
 	b := e.browser()
 	op.signIn("alice-sub", "alice@corp.example", true)
 	ssoSignIn(t, b, "/").redirectsTo("/")
@@ -162,12 +169,22 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 
 	e.stale()
 	b.get("/confirm-identity?next=/account").expect(http.StatusOK).
-		contains(`action="/confirm-identity/sso/corp"`, "Sign in again with Corp", `name="password"`)
+		contains(`href="/confirm-identity/sso/corp?csrf_token=`+b.csrf+`&amp;next=%2Faccount"`, "Sign in again with Corp",
+			`name="password"`).lacks(`action="/confirm-identity/sso/corp"`)
+	// A link, since CSP's form-action stops a form's redirect to the
+	// provider: it needs the session's CSRF token and this site.
+	b.get("/confirm-identity/sso/corp?next=/account").expect(http.StatusForbidden)
+	req := httptest.NewRequest(http.MethodGet, reauthLink(b, "/account"), nil)
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	b.send(req).expect(http.StatusForbidden)
 	ssoReauth(t, b, op, "/api-keys").expect(http.StatusForbidden).contains("not the one linked")
 	op.signIn("stranger-sub", "stranger@corp.example", true)
 	ssoReauth(t, b, op, "/api-keys").expect(http.StatusForbidden).contains("not the one linked")
 	op.signIn("alice-sub", "alice@corp.example", true)
 	op.tamper = func(c map[string]any) { c["auth_time"] = e.clock.Now().Add(-time.Hour).Unix() }
+	ssoReauth(t, b, op, "/api-keys").expect(http.StatusForbidden).contains("did not ask you to sign in again")
+	// max_age was sent, so OpenID Connect requires auth_time.
+	op.tamper = func(c map[string]any) { delete(c, "auth_time") }
 	ssoReauth(t, b, op, "/api-keys").expect(http.StatusForbidden).contains("did not ask you to sign in again")
 	b.post("/api-keys", url.Values{"name": {"CI"}}).redirectsTo(confirmAt("/api-keys"))
 
@@ -182,7 +199,7 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 	// A sign-in's attempt is no confirmation, nor the other way round:
 	// the confirmation's callback in a browser signed out meanwhile.
 	e.stale()
-	start := b.post("/confirm-identity/sso/corp", url.Values{"next": {"/"}}).expect(http.StatusSeeOther)
+	start := b.get(reauthLink(b, "/")).expect(http.StatusSeeOther)
 	b.post("/sign-out", nil)
 	b.get(providerAnswer(t, start)).expect(http.StatusForbidden)
 	b.get("/").redirectsTo("/sign-in?next=%2F")
@@ -195,7 +212,7 @@ func TestConfirmIdentityWithSSO(t *testing.T) {
 func TestJustInTimeUserConfirmsWithoutAPassword(t *testing.T) {
 	op := &testOP{t: t}
 	e := newEnv(t, withSSO(&op, false), withPasskeys())
-	e.owner("alice@corp.example")
+	e.connectIdentity(e.owner("alice@corp.example"), "alice-sub")
 	owner := e.browser()
 	op.signIn("alice-sub", "alice@corp.example", true)
 	ssoSignIn(t, owner, "/").redirectsTo("/")
@@ -218,7 +235,11 @@ func TestJustInTimeUserConfirmsWithoutAPassword(t *testing.T) {
 		redirectsTo(confirmAt("/account#email-change"))
 
 	ssoReauth(t, b, op, "/account").redirectsTo("/account")
-	b.post("/account/email", url.Values{"new_email": {"bob@elsewhere.example"}}).redirectsTo("/account")
+	// corp.example signs in with single sign-on: its owners manage its
+	// addresses, so bob cannot move out of it himself.
+	b.post("/account/email", url.Values{"new_email": {"bob@elsewhere.example"}}).
+		expect(http.StatusUnprocessableEntity).contains("ask an owner or the operator")
+	b.post("/account/email", url.Values{"new_email": {"robert@corp.example"}}).redirectsTo("/account")
 }
 
 // After the window every sensitive form sends the browser to confirm

@@ -66,8 +66,6 @@ func TestEveryPostedAddressAnswersGet(t *testing.T) {
 	params["/account/passkeys"] = ada.ID    // any id: the GET shows the Passkeys section
 	params["/account/sessions"] = "anyid"   // any id: the GET shows the Sessions section
 	params["/members/sso"] = "example.com"  // any domain: the GET shows the Members page
-
-	params["/confirm-identity/sso"] = "corp" // any provider: the GET shows the confirm page
 	// Support pages are walked by support staff.
 	e.user("help@example.com", models.RoleSupport)
 	support := e.signedIn("help@example.com")

@@ -243,7 +243,7 @@ func TestNewBrowserMailForEveryWayOfSigningIn(t *testing.T) {
 	})
 	t.Run("single sign-on", func(t *testing.T) {
 		e, op := newSSOEnv(t)
-		e.owner("alice@corp.example")
+		e.connectIdentity(e.owner("alice@corp.example"), "alice-sub")
 		op.signIn("alice-sub", "alice@corp.example", true)
 		b := e.browser()
 		res := ssoSignIn(t, b, "").redirectsTo("/")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/oauth2"
 
@@ -21,19 +22,16 @@ const connectionsPage = "/account#sso-connections"
 // user (models.BeginSSOConnect): it needs a recent authentication, then
 // goes as SSOStart does. An unknown provider is 404.
 //
-// It is a GET (a link), because the page's Content-Security-Policy
-// (form-action 'self') stops a form's redirect to the provider; so it
-// carries the session's CSRF token in ?csrf_token= and refuses a
-// cross-site request: otherwise another site could connect whatever
-// identity the browser is signed in with at the provider (an attacker's).
+// It is a link (ssoLinkFromThisSite): otherwise another site could
+// connect whatever identity the browser is signed in with at the
+// provider (an attacker's).
 func (h *Handlers) ConnectSSO(c *fiber.Ctx) error {
 	p := h.ssoProvider(c)
 	if p == nil {
 		return fiber.ErrNotFound
 	}
-	if c.Get("Sec-Fetch-Site") == "cross-site" ||
-		subtle.ConstantTimeCompare([]byte(c.Query(csrfField)), []byte(csrfToken(c))) != 1 {
-		return errCSRF
+	if err := ssoLinkFromThisSite(c); err != nil {
+		return err
 	}
 	if done, err := h.requireRecentAuth(c, "/account"); done || err != nil {
 		return err
@@ -50,10 +48,31 @@ func (h *Handlers) ConnectSSO(c *fiber.Ctx) error {
 	} else if err != nil {
 		return err
 	}
+	return h.toProvider(c, p, prov, start)
+}
+
+// ssoLinkFromThisSite lets a GET link start a single sign-on for the
+// signed-in user (connect, confirm it's you) only with the session's CSRF
+// token in ?csrf_token= and not from another site. Such starts are links,
+// not forms, because the pages' Content-Security-Policy (form-action
+// 'self') stops a form's redirect to the provider.
+func ssoLinkFromThisSite(c *fiber.Ctx) error {
+	if c.Get("Sec-Fetch-Site") == "cross-site" ||
+		subtle.ConstantTimeCompare([]byte(c.Query(csrfField)), []byte(csrfToken(c))) != 1 {
+		return errCSRF
+	}
+	return nil
+}
+
+// toProvider hands the browser the cookie start is bound to and sends it
+// to the provider with start's authorization request (state, PKCE, nonce,
+// and extra parameters).
+func (h *Handlers) toProvider(c *fiber.Ctx, p *ssoProvider, prov *oidc.Provider, start *models.SSOStart, extra ...oauth2.AuthCodeOption) error {
 	c.Cookie(&fiber.Cookie{Name: ssoCookie, Value: start.BrowserToken, Path: "/sso/",
 		MaxAge: int(models.SSOLoginTTL.Seconds()), HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: isTLS(c)})
-	return c.Redirect(h.sso.oauth(p, prov).AuthCodeURL(start.State, oauth2.S256ChallengeOption(start.Verifier),
-		oauth2.SetAuthURLParam("nonce", start.Nonce)), fiber.StatusSeeOther)
+	opts := append([]oauth2.AuthCodeOption{oauth2.S256ChallengeOption(start.Verifier),
+		oauth2.SetAuthURLParam("nonce", start.Nonce)}, extra...)
+	return c.Redirect(h.sso.oauth(p, prov).AuthCodeURL(start.State, opts...), fiber.StatusSeeOther)
 }
 
 // ssoConnected finishes, at the callback, a single sign-on begun by

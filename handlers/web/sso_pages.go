@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-	"golang.org/x/oauth2"
 
 	"cloudplane/handlers/ratelimit"
 	"cloudplane/models"
@@ -40,11 +39,7 @@ func (h *Handlers) SSOStart(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Cookie(&fiber.Cookie{Name: ssoCookie, Value: start.BrowserToken, Path: "/sso/",
-		MaxAge: int(models.SSOLoginTTL.Seconds()), HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: isTLS(c)})
-	url := h.sso.oauth(p, prov).AuthCodeURL(start.State, oauth2.S256ChallengeOption(start.Verifier),
-		oauth2.SetAuthURLParam("nonce", start.Nonce))
-	return c.Redirect(url, fiber.StatusSeeOther)
+	return h.toProvider(c, p, prov, start)
 }
 
 // SSOCallback is where the provider sends the browser back. The state
@@ -96,21 +91,34 @@ func (h *Handlers) SSOCallback(c *fiber.Ctx) error {
 	if connect != nil {
 		return h.ssoConnected(c, p, connect, claims)
 	}
-	device, err := h.store.RecognizeDevice(ctx, c.Cookies(ssoDeviceCookie), claims.Email)
+	// The cookie names the user's own login, which the provider's address
+	// need not be (an identity connected with another one).
+	loginEmail, err := h.store.SSOLoginEmail(ctx, p.ID, claims.Subject, claims.Email)
 	if err != nil {
 		return err
 	}
-	_, token, err := h.store.SignInSSO(ctx, models.SSOSignInInput{Provider: p.ID, Subject: claims.Subject,
+	device, err := h.store.RecognizeDevice(ctx, c.Cookies(ssoDeviceCookie), loginEmail)
+	if err != nil {
+		return err
+	}
+	sess, token, err := h.store.SignInSSO(ctx, models.SSOSignInInput{Provider: p.ID, Subject: claims.Subject,
 		Email: claims.Email, EmailVerified: claims.verified(p), ReplacesToken: c.Cookies(SessionCookie),
 		SourceIP: c.IP(), UserAgent: c.Get(fiber.HeaderUserAgent), Device: device, ProviderName: p.Name, Next: login.Next})
-	if step, ok := models.AsSecondStep(err); ok { // one factor: the user's second is asked for
-		h.rememberDevice(c, claims.Email)
+	if step, ok := models.AsSecondStep(err); ok {
+		// One factor: the user's second is asked for, and the browser
+		// becomes known only when it is given (finishSecondStep).
 		return toSecondStep(c, step)
 	} else if err != nil {
 		return h.ssoRefused(c, err)
 	}
 	startSession(c, token)
-	h.rememberDevice(c, claims.Email)
+	// Known under the user's own login, which the provider's address
+	// (an identity connected with another one) need not be.
+	u, err := h.store.User(ctx, sess.UserID)
+	if err != nil {
+		return err
+	}
+	h.rememberDevice(c, u.Email)
 	next := login.Next
 	if next == "" {
 		next = "/"

@@ -67,6 +67,16 @@ func ssoConnect(t *testing.T, b *browser) *page {
 	return b.get(ssoFollow(t, b.get("/account/sso/corp/connect?csrf_token="+b.csrf).expect(http.StatusSeeOther)))
 }
 
+// connectIdentity connects subject at "corp" to u, as the account page's
+// Connect would, without a browser (and so without a sign-in's mail).
+func (e *env) connectIdentity(u *models.User, subject string) {
+	e.t.Helper()
+	if err := e.store.DB().Create(&models.SSOIdentity{Provider: "corp", Subject: subject, UserID: u.ID,
+		Email: u.Email, CreatedAt: e.clock.Now()}).Error; err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // ssoSignIn signs b in through the provider's current user.
 func ssoSignIn(t *testing.T, b *browser, next string) *page {
 	t.Helper()

@@ -131,8 +131,46 @@ func TestSSOSignInAsksForTheSecondFactor(t *testing.T) {
 	if c := p.cookie(web.SessionCookie); c != nil && c.Value != "" {
 		t.Fatal("a session before the second factor")
 	}
+	// The provider alone, one factor, makes no browser known.
+	if deviceCookieReaches(p, "/sign-in", false) || deviceCookieReaches(p, "/sso/corp/callback", true) {
+		t.Fatal("a device cookie before the second factor")
+	}
 	b.get("/api-keys").redirectsTo("/sign-in?next=" + url.QueryEscape("/api-keys"))
 	b.get("/sign-in/second-factor").expect(http.StatusOK).contains(`name="code"`)
-	b.post("/sign-in/second-factor", url.Values{"code": {codeAt(t, secret, e.clock.Now())}}).redirectsTo("/api-keys")
+	done := b.post("/sign-in/second-factor", url.Values{"code": {codeAt(t, secret, e.clock.Now())}}).redirectsTo("/api-keys")
+	if !deviceCookieReaches(done, "/sso/corp/callback", true) {
+		t.Fatal("no device cookie once the sign-in is whole")
+	}
 	b.get("/api-keys").expect(http.StatusOK).contains("ada@example.com")
+}
+
+// A browser signed in through an identity connected with another address
+// is known under the user's own login: their password sign-in from it
+// next, or the provider's again, is not a new browser's.
+func TestSSOSignInRemembersTheUsersLogin(t *testing.T) {
+	e, op := newSSOEnv(t)
+	e.owner("ada@example.com")
+	e.signedIn("ada@example.com").post("/sign-out", nil) // the first sign-in ever is never mailed
+	op.signIn("ada-sub", "ada.work@example.org", true)
+	ssoConnect(t, e.signedIn("ada@example.com")).redirectsTo("/account#sso-connections")
+	mails := e.newSignInMails()
+
+	b := e.browser()
+	e.clock.Advance(time.Minute)
+	ssoSignIn(t, b, "").redirectsTo("/")
+	if n := e.newSignInMails(); n != mails+1 {
+		t.Fatalf("a new browser through the provider: %d mails, want %d", n, mails+1)
+	}
+	b.post("/sign-out", nil)
+	e.clock.Advance(time.Minute)
+	b.signIn("ada@example.com", password).redirectsTo("/")
+	if n := e.newSignInMails(); n != mails+1 {
+		t.Fatalf("the same browser with the password: %d mails, want %d (it was not remembered as ada's)", n, mails+1)
+	}
+	b.post("/sign-out", nil)
+	e.clock.Advance(time.Minute)
+	ssoSignIn(t, b, "").redirectsTo("/")
+	if n := e.newSignInMails(); n != mails+1 {
+		t.Fatalf("the same browser through the provider again: %d mails, want %d", n, mails+1)
+	}
 }

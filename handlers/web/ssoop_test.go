@@ -124,7 +124,7 @@ func (op *testOP) token(w http.ResponseWriter, r *http.Request) {
 	}
 	now := op.now()
 	claims := map[string]any{"iss": op.issuer(), "aud": opClientID, "nonce": g.nonce,
-		"iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix()}
+		"iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(), "auth_time": now.Unix()}
 	for k, v := range user {
 		claims[k] = v
 	}
