@@ -228,8 +228,13 @@ func TestSeverityAndComments(t *testing.T) {
 	if !d.UpdatedAt.Equal(f.clock.Now()) {
 		t.Fatalf("updated_at %v", d.UpdatedAt)
 	}
-	if n := f.count(&models.WebhookEvent{}, "ticket_id = ?", tk.ID); n != 1 {
-		t.Fatalf("severity and comments wrote %d events, want only ticket.created", n)
+	// The severity and the owner's comment write no event; support's first
+	// reply opens the new ticket, which is a status change.
+	if n := f.count(&models.WebhookEvent{}, "ticket_id = ?", tk.ID); n != 2 {
+		t.Fatalf("severity and comments wrote %d events, want ticket.created and the first reply's ticket.status_changed", n)
+	}
+	if n := f.count(&models.WebhookEvent{}, "ticket_id = ? AND type = ?", tk.ID, "ticket.status_changed"); n != 1 {
+		t.Fatalf("%d status changes, want the first reply's one", n)
 	}
 	sr, _ := f.store.CreateTicket(f.ctx, f.owner, models.CreateTicketInput{Subject: "s", Description: "d", Type: models.TicketServiceRequest})
 	_, err = f.store.UpdateTicket(f.ctx, f.owner, sr.ID, models.UpdateTicketInput{Severity: ptr("sev_1")})

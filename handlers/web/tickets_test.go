@@ -167,7 +167,7 @@ func TestOwnersOnlySolve(t *testing.T) {
 	page := "/tickets/" + tk.ID
 	b.get(page).lacks(`name="status"`, "Move ticket")
 	b.post(page+"/status", url.Values{"status": {"pending"}}).expect(http.StatusUnprocessableEntity).
-		contains("The ticket did not change", "Status must be solved; support staff move tickets between the other statuses.")
+		contains("The ticket did not change", "Status must be solved, or open to reopen a solved ticket; support staff move tickets between the other statuses.")
 	if got := e.ticketStatus(tk.ID); got != models.TicketNew {
 		t.Fatalf("status %s after a refused move", got)
 	}
