@@ -3,8 +3,11 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -94,11 +97,24 @@ type UpdateAccountInput struct {
 	RulesetQuota        *int
 
 	FabricPartitionQuota *int
+
+	// Reason says why, in words the account's owners read: it is kept in
+	// the audit event and shown to them on their overview. Support staff
+	// must give one (see UpdateAccount); the operator's CLI may.
+	Reason string
 }
+
+// AccountReasonMaxLength is the longest reason for a change to an account.
+const AccountReasonMaxLength = 500
 
 // Validate checks the operator's values.
 func (in UpdateAccountInput) Validate() error {
 	var f FieldErrors
+	if msg := textProblem(in.Reason, false); msg != "" {
+		f.Add("reason", msg)
+	} else if utf8.RuneCountInString(in.Reason) > AccountReasonMaxLength {
+		f.Add("reason", fmt.Sprintf("must be at most %d characters", AccountReasonMaxLength))
+	}
 	if in.Status != nil && *in.Status != AccountActive && *in.Status != AccountInactive {
 		f.Add("status", "must be active or inactive")
 	}
@@ -116,7 +132,10 @@ func (in UpdateAccountInput) Validate() error {
 
 // UpdateAccount applies an operator change (CLI) to the account ref
 // names: its id, or the email of an owner of it who owns no other (see
-// accountByRef), recording an audit event.
+// accountByRef), recording an audit event. Support staff must say why
+// (in.Reason, CodeInvalidParameters on "reason" without one); the
+// reason, the changed values and the ones they replaced go into the
+// audit event the owners see.
 func (s *Store) UpdateAccount(ctx context.Context, actor Actor, ref string, in UpdateAccountInput) (*Account, error) {
 	return s.updateAccount(ctx, actor, in, func(tx *gorm.DB) (string, error) {
 		return accountByRef(tx, "account", ref)
@@ -137,8 +156,12 @@ func (s *Store) updateAccount(ctx context.Context, actor Actor, in UpdateAccount
 	if !actor.isStaff() {
 		return nil, Errorf(CodeForbidden, "Only support staff and the operator change accounts")
 	}
+	in.Reason = strings.TrimSpace(in.Reason)
 	if err := in.Validate(); err != nil {
 		return nil, err
+	}
+	if actor.IsSupport() && in.Reason == "" {
+		return nil, InvalidField("reason", "say why, in words the account’s owners will read")
 	}
 	var out *Account
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -153,20 +176,25 @@ func (s *Store) updateAccount(ctx context.Context, actor Actor, in UpdateAccount
 		if err != nil {
 			return err
 		}
-		changes := map[string]any{}
+		changes, previous := map[string]any{}, map[string]any{}
 		if in.Status != nil && *in.Status != a.Status {
+			previous["status"] = a.Status
 			a.Status, changes["status"] = *in.Status, *in.Status
 		}
 		if in.BillingAddressValid != nil && *in.BillingAddressValid != a.BillingAddressValid {
+			previous["billing_address_valid"] = a.BillingAddressValid
 			a.BillingAddressValid, changes["billing_address_valid"] = *in.BillingAddressValid, *in.BillingAddressValid
 		}
 		if in.FilesystemQuota != nil && *in.FilesystemQuota != a.FilesystemQuota {
+			previous["filesystem_quota"] = a.FilesystemQuota
 			a.FilesystemQuota, changes["filesystem_quota"] = *in.FilesystemQuota, *in.FilesystemQuota
 		}
 		if in.RulesetQuota != nil && *in.RulesetQuota != a.RulesetQuota {
+			previous["ruleset_quota"] = a.RulesetQuota
 			a.RulesetQuota, changes["ruleset_quota"] = *in.RulesetQuota, *in.RulesetQuota
 		}
 		if in.FabricPartitionQuota != nil && *in.FabricPartitionQuota != a.FabricPartitionQuota {
+			previous["fabric_partition_quota"] = a.FabricPartitionQuota
 			a.FabricPartitionQuota, changes["fabric_partition_quota"] = *in.FabricPartitionQuota, *in.FabricPartitionQuota
 		}
 		out = a
@@ -186,10 +214,15 @@ func (s *Store) updateAccount(ctx context.Context, actor Actor, in UpdateAccount
 				return err
 			}
 		}
-		if err := s.notifyAccountChanged(tx, a.ID, changes); err != nil {
+		if err := s.notifyAccountChanged(tx, a.ID, changes, in.Reason); err != nil {
 			return err
 		}
-		return s.audit(tx, actor, a.ID, "account", "updated", []string{lrn("account", a.ID)}, changes)
+		details := maps.Clone(changes)
+		details["previous"] = previous
+		if in.Reason != "" {
+			details["reason"] = in.Reason
+		}
+		return s.audit(tx, actor, a.ID, "account", "updated", []string{lrn("account", a.ID)}, details)
 	})
 	if err == nil {
 		s.keys.forgetAccount(out.ID)

@@ -49,7 +49,7 @@ func TestSupportListsAndChangesAccounts(t *testing.T) {
 	}
 
 	quota, invalid := 9, false
-	in := models.UpdateAccountInput{FilesystemQuota: &quota, BillingAddressValid: &invalid}
+	in := models.UpdateAccountInput{FilesystemQuota: &quota, BillingAddressValid: &invalid, Reason: "Ticket 12"}
 	if _, err := f.store.UpdateAccountByID(f.ctx, f.owner, f.owner.AccountID, in); models.ErrorCode(err) != models.CodeForbidden {
 		t.Fatalf("owner changing their account: %v", err)
 	}
@@ -65,7 +65,7 @@ func TestSupportListsAndChangesAccounts(t *testing.T) {
 	}
 	var ev models.AuditEvent
 	f.store.DB().Where("account_id = ? AND resource_name = ?", f.owner.AccountID, "account").Take(&ev)
-	if ev.ActorLRN == nil || *ev.ActorLRN != "lrn:cloud:user:"+f.support.UserID || len(ev.AdditionalDetails.Map()) != 2 {
+	if ev.ActorLRN == nil || *ev.ActorLRN != "lrn:cloud:user:"+f.support.UserID || len(ev.AdditionalDetails.Map()) != 4 {
 		t.Fatalf("audit event %+v", ev)
 	}
 	// Nothing to change writes nothing.
@@ -93,11 +93,62 @@ func TestSupportDeactivationReachesOtherReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	inactive := models.AccountInactive
-	if _, err := here.UpdateAccountByID(ctx, agent.Actor(), *owner.AccountID, models.UpdateAccountInput{Status: &inactive}); err != nil {
+	if _, err := here.UpdateAccountByID(ctx, agent.Actor(), *owner.AccountID, models.UpdateAccountInput{Status: &inactive, Reason: "Unpaid"}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(250 * time.Millisecond)
 	if _, err := there.Authenticate(ctx, secret); models.ErrorCode(err) != models.CodeAccountInactive {
 		t.Fatalf("key of the deactivated account on the other replica: %v", err)
+	}
+}
+
+// Support must say why they change an account, and the reason reaches the
+// audit event with the values the change replaced; the operator's CLI may
+// leave it out. Support also reads what the account uses of each quota.
+func TestSupportAccountChangeNeedsAReason(t *testing.T) {
+	f := newTicketFixture(t)
+	quota, fabric := 50, 4
+	in := models.UpdateAccountInput{FilesystemQuota: &quota, FabricPartitionQuota: &fabric, Reason: "  \t "}
+	_, err := f.store.UpdateAccountByID(f.ctx, f.support, f.owner.AccountID, in)
+	expectCode(t, err, models.CodeInvalidParameters, "reason")
+	in.Reason = "bad\x00reason"
+	_, err = f.store.UpdateAccountByID(f.ctx, f.support, f.owner.AccountID, in)
+	expectCode(t, err, models.CodeInvalidParameters, "reason")
+	if n := f.count(&models.AuditEvent{}, "resource_name = ?", "account"); n != 0 {
+		t.Fatalf("a refused change wrote %d audit events", n)
+	}
+	before, _ := f.store.Account(f.ctx, f.owner.AccountID)
+
+	in.Reason = " Raised for ticket #12 "
+	if _, err := f.store.UpdateAccountByID(f.ctx, f.support, f.owner.AccountID, in); err != nil {
+		t.Fatal(err)
+	}
+	var ev models.AuditEvent
+	f.store.DB().Where("account_id = ? AND resource_name = ?", f.owner.AccountID, "account").Take(&ev)
+	d := ev.AdditionalDetails.Map()
+	prev, _ := d["previous"].(map[string]any)
+	if d["reason"] != "Raised for ticket #12" || d["filesystem_quota"] != float64(50) || d["fabric_partition_quota"] != float64(4) ||
+		prev["filesystem_quota"] != float64(before.FilesystemQuota) || prev["fabric_partition_quota"] != float64(before.FabricPartitionQuota) {
+		t.Fatalf("audit details %v", d)
+	}
+
+	// The operator may leave the reason out.
+	quota = 51
+	if _, err := f.store.UpdateAccountByID(f.ctx, models.OperatorActor, f.owner.AccountID, models.UpdateAccountInput{FilesystemQuota: &quota}); err != nil {
+		t.Fatalf("operator without a reason: %v", err)
+	}
+
+	if _, err := f.store.CreateFilesystem(f.ctx, f.owner, models.CreateFilesystemInput{Name: "data", Region: "us-east-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.AccountOverviewForSupport(f.ctx, f.owner, f.owner.AccountID); models.ErrorCode(err) != models.CodeForbidden {
+		t.Fatalf("owner reading usage: %v", err)
+	}
+	if _, err := f.store.AccountOverviewForSupport(f.ctx, f.support, models.NewID()); models.ErrorCode(err) != models.CodeNotFound {
+		t.Fatalf("unknown account: %v", err)
+	}
+	o, err := f.store.AccountOverviewForSupport(f.ctx, f.support, f.owner.AccountID)
+	if err != nil || o.Filesystems != 1 || o.Account.FilesystemQuota != 51 || o.Account.FabricPartitionQuota != 4 {
+		t.Fatalf("usage %+v %v", o, err)
 	}
 }

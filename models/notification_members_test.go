@@ -31,7 +31,7 @@ func TestNotificationsReachMembers(t *testing.T) {
 	}
 
 	quota := 30
-	if _, err := f.store.UpdateAccountByID(f.ctx, f.support.Actor(), owner.AccountID, models.UpdateAccountInput{FilesystemQuota: &quota}); err != nil {
+	if _, err := f.store.UpdateAccountByID(f.ctx, f.support.Actor(), owner.AccountID, models.UpdateAccountInput{FilesystemQuota: &quota, Reason: "More room"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := recipients(mailsOf(t, f.store, models.MailAccountChanged)); len(got) != 2 || !got["ada@example.com"] || !got["vic@example.com"] {

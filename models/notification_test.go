@@ -224,14 +224,15 @@ func TestTicketTriggers(t *testing.T) {
 func TestAccountChangeTrigger(t *testing.T) {
 	f := newNotifyFixture(t)
 	quota, inactive := 30, models.AccountInactive
-	in := models.UpdateAccountInput{FilesystemQuota: &quota, Status: &inactive}
+	in := models.UpdateAccountInput{FilesystemQuota: &quota, Status: &inactive, Reason: "Ticket 7"}
 	for range 2 { // the second changes nothing
 		if _, err := f.store.UpdateAccountByID(f.ctx, f.support.Actor(), *f.owner.AccountID, in); err != nil {
 			t.Fatal(err)
 		}
 	}
 	m := mailsOf(t, f.store, models.MailAccountChanged)
-	if len(m) != 1 || m[0].Data["change.filesystem_quota"] != "30" || m[0].Data["change.status"] != "inactive" {
+	if len(m) != 1 || m[0].Data["change.filesystem_quota"] != "30" || m[0].Data["change.status"] != "inactive" ||
+		m[0].Data["reason"] != "Ticket 7" {
 		t.Fatalf("%+v", m)
 	}
 }

@@ -88,8 +88,8 @@ func (s *Store) notifyAssigned(tx *gorm.DB, actor Actor, t *Ticket, assignee str
 }
 
 // notifyAccountChanged tells an account's users what support changed:
-// the changed fields with their new values.
-func (s *Store) notifyAccountChanged(tx *gorm.DB, accountID string, changes map[string]any) error {
+// the changed fields with their new values, and why when given.
+func (s *Store) notifyAccountChanged(tx *gorm.DB, accountID string, changes map[string]any, reason string) error {
 	to, err := accountRecipients(tx, accountID, MailAccountChanged)
 	if err != nil {
 		return err
@@ -97,6 +97,9 @@ func (s *Store) notifyAccountChanged(tx *gorm.DB, accountID string, changes map[
 	data := map[string]string{"account_id": accountID}
 	for k, v := range changes {
 		data["change."+k] = fmt.Sprint(v)
+	}
+	if reason != "" {
+		data["reason"] = reason
 	}
 	_, err = s.notify(tx, to, notice{kind: MailAccountChanged, subjectID: accountID, period: NewID(), data: data})
 	return err

@@ -14,6 +14,11 @@ type AccountOverview struct {
 	Rulesets    int64
 
 	FabricPartitions int64
+
+	// For the first-run checklist: instances in any state, terminated
+	// ones included, and webhook endpoints.
+	InstancesEver    int64
+	WebhookEndpoints int64
 }
 
 // quotaNearShare is the share of a quota from which the dashboard warns.
@@ -32,6 +37,28 @@ func (s *Store) AccountOverview(ctx context.Context, actor Actor) (*AccountOverv
 	if err != nil {
 		return nil, err
 	}
+	return s.countResources(ctx, a)
+}
+
+// AccountOverviewForSupport is AccountOverview of the account with the
+// id, for support staff beside its quotas (others get CodeForbidden); an
+// unknown id is CodeNotFound.
+func (s *Store) AccountOverviewForSupport(ctx context.Context, actor Actor, id string) (*AccountOverview, error) {
+	if !actor.isStaff() {
+		return nil, Errorf(CodeForbidden, "Only support staff see other accounts")
+	}
+	if !IsID(id) {
+		return nil, NotFound("account", id)
+	}
+	a, err := s.Account(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.countResources(ctx, a)
+}
+
+// countResources counts what the account holds.
+func (s *Store) countResources(ctx context.Context, a *Account) (*AccountOverview, error) {
 	o := &AccountOverview{Account: *a}
 	counts := []struct {
 		n     *int64
@@ -46,6 +73,8 @@ func (s *Store) AccountOverview(ctx context.Context, actor Actor) (*AccountOverv
 		{&o.Filesystems, &Filesystem{}, "", nil},
 		{&o.Rulesets, &FirewallRuleset{}, "", nil},
 		{&o.FabricPartitions, &FabricPartition{}, "", nil},
+		{&o.InstancesEver, &Instance{}, "", nil},
+		{&o.WebhookEndpoints, &WebhookEndpoint{}, "", nil},
 	}
 	for _, c := range counts {
 		q := s.read(ctx).Model(c.model).Where("account_id = ?", a.ID)

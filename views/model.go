@@ -90,6 +90,9 @@ type Alert struct {
 	Kind  string
 	Title string
 	Text  string
+	// Href leads to where the problem is fixed, as Link says.
+	Href string
+	Link string
 }
 
 // Form carries a submitted form's values and problems back to its page.
@@ -179,6 +182,7 @@ type Overview struct {
 	Alerts    []Alert
 	Resources []ResourceCount
 	Events    []Event
+	Checklist []ChecklistStep // shown until every step is done
 }
 
 // ResourceCount is one tile of the overview: how many of a resource the

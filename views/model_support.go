@@ -93,13 +93,16 @@ type AccountRow struct {
 	FilesystemQuota int
 	RulesetQuota    int
 	Created         time.Time
+
+	FabricPartitionQuota int
 }
 
 // AccountDetail is one account, with the form that changes it.
 type AccountDetail struct {
 	AccountRow
-	Form Form
-	CSRF string
+	Form   Form
+	CSRF   string
+	Quotas []QuotaUsage
 }
 
 // AccountStatusOptions are the statuses support may give an account.

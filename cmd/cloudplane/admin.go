@@ -110,6 +110,7 @@ func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error 
 	fsQuota := c.fs.String("filesystem-quota", "", "most filesystems the account may have")
 	rsQuota := c.fs.String("ruleset-quota", "", "most firewall rulesets the account may have")
 	fpQuota := c.fs.String("fabric-partition-quota", "", "most fabric partitions the account may have")
+	reason := c.fs.String("reason", "", "why, in words the account's owners read on their overview")
 	if err := c.parse(args); err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func accountsUpdate(ctx context.Context, args []string, stdout io.Writer) error 
 	if ref == "" {
 		return fmt.Errorf("--account is required: the account's ID, or the email of its owner")
 	}
-	var in models.UpdateAccountInput
+	in := models.UpdateAccountInput{Reason: *reason}
 	if *status != "" {
 		in.Status = status
 	}

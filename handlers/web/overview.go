@@ -28,7 +28,7 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := views.Overview{Alerts: accountAlerts(o), Resources: resourceCounts(o)}
+	v := views.Overview{Alerts: accountAlerts(o), Resources: resourceCounts(o), Checklist: firstRunChecklist(o)}
 	webhook, err := h.overviewWebhookAlerts(c)
 	if err != nil {
 		return err
@@ -62,29 +62,34 @@ func accountAlerts(o *models.AccountOverview) []views.Alert {
 	var alerts []views.Alert
 	if !o.Account.Active() {
 		alerts = append(alerts, views.Alert{Kind: views.Danger, Title: "Your account is inactive",
-			Text: "The API refuses requests made with your keys. Contact support to reactivate the account."})
+			Text: "The API refuses requests made with your keys. Contact support to reactivate the account.",
+			Href: "/tickets/new", Link: "Ask support to reactivate it"})
 	}
 	if !o.Account.BillingAddressValid {
 		alerts = append(alerts, views.Alert{Kind: views.Warning, Title: "Your billing address is invalid",
-			Text: "Creating filesystems and launching instances are refused until it is corrected. Contact support to update it."})
+			Text: "Creating filesystems and launching instances are refused until it is corrected. Contact support to update it.",
+			Href: "/tickets/new", Link: "Ask support to correct it"})
 	}
 	for _, q := range []struct {
 		what  string
 		used  int64
 		quota int
+		href  string
 	}{
-		{"filesystems", o.Filesystems, o.Account.FilesystemQuota},
-		{"firewall rulesets", o.Rulesets, o.Account.RulesetQuota},
-		{"fabric partitions", o.FabricPartitions, o.Account.FabricPartitionQuota},
+		{"filesystems", o.Filesystems, o.Account.FilesystemQuota, "/filesystems"},
+		{"firewall rulesets", o.Rulesets, o.Account.RulesetQuota, "/firewall/rulesets"},
+		{"fabric partitions", o.FabricPartitions, o.Account.FabricPartitionQuota, "/fabric"},
 	} {
 		if !models.NearQuota(q.used, q.quota) {
 			continue
 		}
 		a := views.Alert{Kind: views.Warning, Title: "Close to your " + q.what + " quota",
-			Text: fmt.Sprintf("You have %d of %d %s. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what)}
+			Text: fmt.Sprintf("You have %d of %d %s. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what),
+			Href: q.href, Link: "See your " + q.what}
 		if q.used >= int64(q.quota) {
 			a.Title = "Your " + q.what + " quota is reached"
 			a.Text = fmt.Sprintf("You have %d of %d %s, so new ones are refused. Delete ones you no longer need, or ask support for a higher quota.", q.used, q.quota, q.what)
+			a.Href, a.Link = "/tickets/new", "Ask support for a higher quota"
 		}
 		alerts = append(alerts, a)
 	}
@@ -160,6 +165,9 @@ var eventsNamedByID = map[string]bool{"instance": true}
 func eventSummary(ev models.AuditEvent) string {
 	action := ev.Action
 	details := ev.AdditionalDetails.Map()
+	if ev.ResourceName == "account" && action == "updated" {
+		return accountChangeSummary(ev, details)
+	}
 	if ev.ResourceName == "webhook" { // older events say "updated" for every change
 		action = models.WebhookAuditAction(action, details)
 	}

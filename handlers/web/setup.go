@@ -45,7 +45,7 @@ func (h *Handlers) Setup(c *fiber.Ctx) error {
 	}
 	startSession(c, token)
 	err = h.store.SetSessionFlash(c.UserContext(), sess.ID,
-		"Your account is ready. Generate an API key to use the API from scripts.")
+		"Your account is ready. The checklist below leads through the first steps.")
 	if err != nil {
 		return err
 	}

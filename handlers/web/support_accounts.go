@@ -37,8 +37,23 @@ func (h *Handlers) Accounts(c *fiber.Ctx) error {
 
 func accountRow(a models.AccountListing) views.AccountRow {
 	return views.AccountRow{ID: a.ID, OwnerEmail: a.OwnerEmail, Status: a.Status, BillingValid: a.BillingAddressValid,
-		FilesystemQuota: a.FilesystemQuota, RulesetQuota: a.RulesetQuota, Created: a.CreatedAt}
+		FilesystemQuota: a.FilesystemQuota, RulesetQuota: a.RulesetQuota, FabricPartitionQuota: a.FabricPartitionQuota,
+		Created: a.CreatedAt}
 }
+
+// quotaUsages are every quota the operator's CLI sets, beside what the
+// account uses of each.
+func quotaUsages(o *models.AccountOverview) []views.QuotaUsage {
+	return []views.QuotaUsage{
+		{Name: "filesystem_quota", Label: "Filesystem quota", Noun: "filesystems", Used: o.Filesystems, Quota: o.Account.FilesystemQuota},
+		{Name: "ruleset_quota", Label: "Firewall ruleset quota", Noun: "rulesets", Used: o.Rulesets, Quota: o.Account.RulesetQuota},
+		{Name: "fabric_partition_quota", Label: "Fabric partition quota", Noun: "fabric partitions", Used: o.FabricPartitions,
+			Quota: o.Account.FabricPartitionQuota},
+	}
+}
+
+// accountFormFields are the fields of support's account form.
+var accountFormFields = []string{"status", "billing", "filesystem_quota", "ruleset_quota", "fabric_partition_quota", "reason"}
 
 // AccountForSupport shows one account with the form that changes it.
 func (h *Handlers) AccountForSupport(c *fiber.Ctx) error {
@@ -50,7 +65,11 @@ func (h *Handlers) supportAccountPage(c *fiber.Ctx, status int, id string, form 
 	if err != nil {
 		return err
 	}
-	v := views.AccountDetail{AccountRow: accountRow(*a), CSRF: csrfToken(c)}
+	usage, err := h.store.AccountOverviewForSupport(c.UserContext(), actor(c), id)
+	if err != nil {
+		return err
+	}
+	v := views.AccountDetail{AccountRow: accountRow(*a), CSRF: csrfToken(c), Quotas: quotaUsages(usage)}
 	if form != nil {
 		v.Form = *form
 	} else {
@@ -59,7 +78,8 @@ func (h *Handlers) supportAccountPage(c *fiber.Ctx, status int, id string, form 
 			billing = "invalid"
 		}
 		v.Form.Values = map[string]string{"status": a.Status, "billing": billing,
-			"filesystem_quota": strconv.Itoa(a.FilesystemQuota), "ruleset_quota": strconv.Itoa(a.RulesetQuota)}
+			"filesystem_quota": strconv.Itoa(a.FilesystemQuota), "ruleset_quota": strconv.Itoa(a.RulesetQuota),
+			"fabric_partition_quota": strconv.Itoa(a.FabricPartitionQuota)}
 	}
 	showAt(c, "/accounts/"+a.ID)
 	return h.page(c, status, a.OwnerEmail, views.NavAccounts, views.AccountSupportPage(v))
@@ -67,11 +87,12 @@ func (h *Handlers) supportAccountPage(c *fiber.Ctx, status int, id string, form 
 
 // UpdateAccountForSupport changes an account's status, billing address and
 // quotas through the operator CLI's domain operation, audited with the
-// support user as actor. Refused values come back beside their fields.
+// support user as actor and the reason they give, which the domain
+// requires of them. Refused values come back beside their fields.
 func (h *Handlers) UpdateAccountForSupport(c *fiber.Ctx) error {
 	id := strings.Clone(c.Params("id"))
-	form := views.Form{Values: formValues(c, "status", "billing", "filesystem_quota", "ruleset_quota"), Errors: map[string]string{}}
-	in := models.UpdateAccountInput{Status: optionalValue(form.Value("status"))}
+	form := views.Form{Values: formValues(c, accountFormFields...), Errors: map[string]string{}}
+	in := models.UpdateAccountInput{Status: optionalValue(form.Value("status")), Reason: form.Value("reason")}
 	switch form.Value("billing") {
 	case "":
 	case "valid", "invalid":
@@ -82,12 +103,14 @@ func (h *Handlers) UpdateAccountForSupport(c *fiber.Ctx) error {
 	}
 	in.FilesystemQuota = wholeNumber(&form, "filesystem_quota")
 	in.RulesetQuota = wholeNumber(&form, "ruleset_quota")
+	in.FabricPartitionQuota = wholeNumber(&form, "fabric_partition_quota")
 	if len(form.Errors) > 0 {
 		return h.supportAccountPage(c, fiber.StatusUnprocessableEntity, id, &form)
 	}
 	if _, err := h.store.UpdateAccountByID(c.UserContext(), actor(c), id, in); err != nil {
 		status, err := formErrorAt(err, &form, map[string]string{"status": "status",
-			"filesystem_quota": "filesystem_quota", "ruleset_quota": "ruleset_quota"})
+			"filesystem_quota": "filesystem_quota", "ruleset_quota": "ruleset_quota",
+			"fabric_partition_quota": "fabric_partition_quota", "reason": "reason"})
 		if err != nil {
 			return err
 		}

@@ -112,14 +112,14 @@ func TestSupportAccountsPages(t *testing.T) {
 	s.post("/accounts/"+id, url.Values{"filesystem_quota": {"many"}, "ruleset_quota": {"-1"}}).
 		expect(http.StatusUnprocessableEntity).fieldError("filesystem_quota", "Filesystem quota must be a whole number.")
 	s.post("/accounts/"+id, url.Values{"ruleset_quota": {"-1"}}).
-		expect(http.StatusUnprocessableEntity).fieldError("ruleset_quota", "Ruleset quota must not be negative.")
+		expect(http.StatusUnprocessableEntity).fieldError("ruleset_quota", "Firewall ruleset quota must not be negative.")
 
 	if got := e.apiStatus(key, "/api/v1/ssh-keys"); got != http.StatusOK {
 		t.Fatalf("key before deactivation: %d", got)
 	}
-	s.post("/accounts/"+id, url.Values{"status": {"inactive"}, "billing": {"invalid"}, "filesystem_quota": {"7"}, "ruleset_quota": {"3"}}).
-		redirectsTo("/accounts/" + id)
-	s.get("/accounts/"+id).contains("Account saved.", "7 filesystems · 3 rulesets", `<option value="inactive" selected>`)
+	s.post("/accounts/"+id, url.Values{"status": {"inactive"}, "billing": {"invalid"}, "filesystem_quota": {"7"}, "ruleset_quota": {"3"},
+		"reason": {"Unpaid invoices"}}).redirectsTo("/accounts/" + id)
+	s.get("/accounts/"+id).contains("Account saved.", "0 of 7 filesystems", "0 of 3 rulesets", `<option value="inactive" selected>`)
 	if got := e.apiStatus(key, "/api/v1/ssh-keys"); got != http.StatusForbidden {
 		t.Fatalf("key of the deactivated account: %d, want 403", got)
 	}

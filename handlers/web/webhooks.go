@@ -115,12 +115,16 @@ func webhookAlerts(healths []*models.WebhookHealth) []views.Alert {
 		case !e.Enabled && e.DisabledReason != "":
 			out = append(out, views.Alert{Kind: views.Danger, Title: "A webhook endpoint was disabled",
 				Text: "cloudplane switched off " + e.URL + " because " + e.DisabledReason +
-					". Events are not sent to it until you enable it on its page; then redeliver what failed."})
+					". Events are not sent to it until you enable it on its page; then redeliver what failed.",
+				Href: "/webhook/" + e.ID, Link: "Open the endpoint to enable it"})
 		case !e.Enabled:
 		default:
 			out = append(out, views.Alert{Kind: views.Warning, Title: "Webhook deliveries are failing",
 				Text: "The last attempt to " + e.URL + " failed: " + strings.TrimSuffix(hl.LastError, ".") +
-					". Check your server; the delivery log shows each attempt and can redeliver failed events."})
+					". Check your server; the delivery log shows each attempt and can redeliver failed events.",
+				// Not status=failed: a delivery still being retried is pending.
+				Href: "/webhook-deliveries?" + filterQuery(map[string]string{"endpoint": e.ID}).Encode(),
+				Link: "See this endpoint’s deliveries and their attempts"})
 		}
 	}
 	return out

@@ -276,7 +276,8 @@ func TestWebhookHealthAndWarning(t *testing.T) {
 	b.get(page).contains("50%", "1 of 2 attempts succeeded", "42 ms", "the longest took 42 ms", "HTTP Service Unavailable",
 		`datetime="2026-01-02T03:05:05Z"`, "Deliveries are failing")
 	b.get("/webhook").contains("50%", ">Failing</span>")
-	b.get("/").contains("Webhook deliveries are failing", "The last attempt to https://hooks.example.com/ failed: HTTP Service Unavailable.")
+	b.get("/").contains("Webhook deliveries are failing", "The last attempt to https://hooks.example.com/ failed: HTTP Service Unavailable.",
+		`href="/webhook-deliveries?endpoint=`+ep.ID+`"`, "See this endpoint’s deliveries and their attempts")
 	e.clock.Advance(time.Minute)
 	e.answer(200, false)
 	b.get(page).contains("66.7%", "2 of 3 attempts succeeded", "deliveries have succeeded since", "Events are delivered").

@@ -128,12 +128,13 @@ func TestEachNotificationArrives(t *testing.T) {
 		"as solved")
 
 	quota, invalid := 40, false
-	if _, err := store.UpdateAccountByID(ctx, sam.Actor(), *owner.AccountID, models.UpdateAccountInput{FilesystemQuota: &quota, BillingAddressValid: &invalid}); err != nil {
+	if _, err := store.UpdateAccountByID(ctx, sam.Actor(), *owner.AccountID, models.UpdateAccountInput{FilesystemQuota: &quota, BillingAddressValid: &invalid,
+		Reason: "Raised for ticket 42"}); err != nil {
 		t.Fatal(err)
 	}
 	sent++
 	checkNotice(t, notified(t, srv, sent, "cloudplane: support changed your account"), owner.Email, "/account",
-		"Filesystem quota: 40", "Billing address valid: no")
+		"Filesystem quota: 40", "Billing address valid: no", "Why: Raised for ticket 42")
 
 	e, _, err := store.CreateWebhookEndpoint(ctx, owner.Actor(), models.SetWebhookInput{URL: "https://hooks.example.com/x"})
 	if err != nil {

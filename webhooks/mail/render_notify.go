@@ -109,6 +109,9 @@ func accountChanges(d map[string]string) []string {
 			out = append(out, "\u2022 "+l.label+": "+strings.ReplaceAll(strings.ReplaceAll(v, "true", "yes"), "false", "no"))
 		}
 	}
+	if d["reason"] != "" {
+		out = append(out, "Why: "+d["reason"])
+	}
 	return out
 }
 
