@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cloudplane/handlers/testserver"
+	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
 
@@ -33,9 +34,15 @@ func TestUserAndKeyLifecycle(t *testing.T) {
 		t.Fatalf("revoking twice succeeded: %+v", r)
 	}
 	r = cliEnv(t, nil, "accounts", "update", "--database", db, "--email", "ada@example.com",
-		"--status", "inactive", "--billing-address", "invalid", "--filesystem-quota", "3", "--ruleset-quota", "4", "--fabric-partition-quota", "5")
+		"--status", "inactive", "--billing-address", "invalid", "--filesystem-quota", "3", "--ruleset-quota", "4", "--fabric-partition-quota", "5",
+		"--reason", "Invoices unpaid since March")
 	if r.exit != 0 || !strings.Contains(r.stdout, "status inactive, billing address invalid, filesystem quota 3, ruleset quota 4, fabric partition quota 5") {
 		t.Fatalf("accounts update: %+v", r)
+	}
+	var ev models.AuditEvent
+	modelstest.OpenAt(t, db).DB().Where("resource_name = ? AND action = ?", "account", "updated").Take(&ev)
+	if got := ev.AdditionalDetails.Map()["reason"]; got != "Invoices unpaid since March" {
+		t.Fatalf("accounts update --reason: audit reason %v", got)
 	}
 }
 
