@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 )
 
 // DeliveryPageSize is how many deliveries a page of the log holds at most.
@@ -27,12 +28,39 @@ type DeliveryFilter struct {
 	Limit      int // 0 or more than DeliveryPageSize means DeliveryPageSize
 }
 
+// DeliveryFailing filters deliveries whose latest attempt failed: the
+// failed ones and the pending ones being retried (tried since they were
+// last queued). It is a filter value, not a status a delivery has.
+const DeliveryFailing = "failing"
+
+// deliveryStatusWhere is the condition for deliveries in any of the
+// statuses, DeliveryFailing among them.
+func deliveryStatusWhere(statuses []string) clause.Expr {
+	var plain []string
+	failing := false
+	for _, st := range statuses {
+		if st == DeliveryFailing {
+			failing = true
+		} else {
+			plain = append(plain, st)
+		}
+	}
+	retrying := clause.Expr{SQL: "d.status = ? OR (d.status = ? AND d.tries > 0)", Vars: []any{DeliveryFailed, DeliveryPending}}
+	switch {
+	case failing && len(plain) > 0:
+		return clause.Expr{SQL: "(d.status IN ? OR " + retrying.SQL + ")", Vars: append([]any{plain}, retrying.Vars...)}
+	case failing:
+		return clause.Expr{SQL: "(" + retrying.SQL + ")", Vars: retrying.Vars}
+	}
+	return clause.Expr{SQL: "d.status IN ?", Vars: []any{plain}}
+}
+
 // Validate checks the filter's values.
 func (f *DeliveryFilter) Validate() error {
 	var fe FieldErrors
 	for _, st := range f.Statuses {
-		if st != DeliveryPending && st != DeliverySucceeded && st != DeliveryFailed {
-			fe.Add("status", fmt.Sprintf("must be pending, succeeded or failed, not %q", st))
+		if st != DeliveryPending && st != DeliverySucceeded && st != DeliveryFailed && st != DeliveryFailing {
+			fe.Add("status", fmt.Sprintf("must be pending, succeeded, failed or failing, not %q", st))
 		}
 	}
 	known := []string{EventTicketCreated, EventTicketStatusChanged, EventTicketResolved, EventWebhookTest}
@@ -91,7 +119,7 @@ func (s *Store) WebhookDeliveries(ctx context.Context, actor Actor, f DeliveryFi
 		q = q.Where("e.account_id = ?", accountID)
 	}
 	if len(f.Statuses) > 0 {
-		q = q.Where("d.status IN ?", f.Statuses)
+		q = q.Where(deliveryStatusWhere(f.Statuses))
 	}
 	if len(f.EventTypes) > 0 {
 		q = q.Where("e.type IN ?", f.EventTypes)

@@ -180,7 +180,7 @@ func deliveryFilters(v Deliveries) templ.Component {
 }
 
 var deliveryStatusOptions = []Option{{Value: "pending", Label: "Pending"}, {Value: "succeeded", Label: "Succeeded"},
-	{Value: "failed", Label: "Failed"}}
+	{Value: "failed", Label: "Failed"}, {Value: "failing", Label: "Failing: failed or being retried"}}
 
 func redeliverFailedForm(v Deliveries) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

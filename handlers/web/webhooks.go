@@ -122,9 +122,9 @@ func webhookAlerts(healths []*models.WebhookHealth) []views.Alert {
 			out = append(out, views.Alert{Kind: views.Warning, Title: "Webhook deliveries are failing",
 				Text: "The last attempt to " + e.URL + " failed: " + strings.TrimSuffix(hl.LastError, ".") +
 					". Check your server; the delivery log shows each attempt and can redeliver failed events.",
-				// Not status=failed: a delivery still being retried is pending.
-				Href: "/webhook-deliveries?" + filterQuery(map[string]string{"endpoint": e.ID}).Encode(),
-				Link: "See this endpoint’s deliveries and their attempts"})
+				// Failing, not failed: a delivery still being retried is pending.
+				Href: "/webhook-deliveries?" + filterQuery(map[string]string{"endpoint": e.ID, "status": models.DeliveryFailing}).Encode(),
+				Link: "See this endpoint’s failing deliveries"})
 		}
 	}
 	return out

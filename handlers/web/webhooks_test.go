@@ -277,7 +277,10 @@ func TestWebhookHealthAndWarning(t *testing.T) {
 		`datetime="2026-01-02T03:05:05Z"`, "Deliveries are failing")
 	b.get("/webhook").contains("50%", ">Failing</span>")
 	b.get("/").contains("Webhook deliveries are failing", "The last attempt to https://hooks.example.com/ failed: HTTP Service Unavailable.",
-		`href="/webhook-deliveries?endpoint=`+ep.ID+`"`, "See this endpoint’s deliveries and their attempts")
+		`href="/webhook-deliveries?endpoint=`+ep.ID+`&amp;status=failing"`, "See this endpoint’s failing deliveries")
+	// The link shows the delivery being retried, not the one that succeeded.
+	b.get("/webhook-deliveries?endpoint="+ep.ID+"&status=failing").expect(http.StatusOK).
+		contains(`<option value="failing" selected>`, ">Pending</span>").lacks(">Succeeded</span>")
 	e.clock.Advance(time.Minute)
 	e.answer(200, false)
 	b.get(page).contains("66.7%", "2 of 3 attempts succeeded", "deliveries have succeeded since", "Events are delivered").
