@@ -297,6 +297,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/webhook/:id/delete", web.RequireUser, w.ConfirmDeleteWebhook)
 	app.Post("/webhook/:id/delete", web.RequireUser, w.DeleteWebhook)
 	app.Get("/mail-log", web.RequireUser, w.MailLog)
+	app.Get("/webhook-events", web.RequireUser, w.WebhookEvents)
 	app.Get("/webhook-deliveries", web.RequireUser, w.Deliveries)
 	app.Post("/webhook-deliveries/redeliver-failed", web.RequireUser, w.RedeliverFailedWebhooks)
 	app.Get("/webhook-deliveries/:id", web.RequireUser, w.Delivery)

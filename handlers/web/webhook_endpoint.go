@@ -35,6 +35,15 @@ func (h *Handlers) webhookPage(c *fiber.Ctx, status int, id string, v views.Webh
 		v.RotatingUntil = e.PreviousSecretUntil
 	}
 	v.Health = webhookHealth(health)
+	hours, err := h.store.WebhookChart(c.UserContext(), a, id)
+	if err != nil {
+		return err
+	}
+	v.Chart = webhookChart(hours)
+	v.ExampleTypes = exampleTypeChoices()
+	if v.ExampleType == "" {
+		v.ExampleType = models.EventWebhookTest
+	}
 	if v.Form.Values == nil {
 		v.Form.Values = map[string]string{"url": e.URL}
 	}
@@ -88,17 +97,60 @@ func (h *Handlers) SetWebhookEnabled(c *fiber.Ctx) error {
 	return redirect(c, "/webhook/"+id)
 }
 
-// SendTestWebhookEvent queues a test event to one endpoint and shows it in
+// SendTestWebhookEvent queues an example of the chosen event type
+// (event_type; webhook.test without one) to one endpoint and shows it in
 // the log.
 func (h *Handlers) SendTestWebhookEvent(c *fiber.Ctx) error {
 	id := strings.Clone(c.Params("id"))
-	if _, err := h.store.SendTestWebhookEvent(c.UserContext(), actor(c), id); err != nil {
-		return h.webhookRefused(c, id, err)
+	typ := strings.Clone(c.FormValue("event_type"))
+	if typ == "" {
+		typ = models.EventWebhookTest
 	}
-	if err := h.flash(c, "Test event queued. It appears below and is sent within seconds."); err != nil {
+	if _, err := h.store.SendExampleWebhookEvent(c.UserContext(), actor(c), id, typ); err != nil {
+		status, msg, err := refused(err)
+		if err != nil {
+			return err
+		}
+		return h.webhookPage(c, status, id, views.Webhook{Message: msg, ExampleType: typ})
+	}
+	if err := h.flash(c, "Example "+typ+" event queued. It appears below, marked as a test, and is sent within seconds."); err != nil {
 		return err
 	}
-	return redirect(c, "/webhook-deliveries?event_type="+models.EventWebhookTest+"&endpoint="+id)
+	return redirect(c, "/webhook-deliveries?event_type="+typ+"&endpoint="+id)
+}
+
+// exampleTypeChoices are the event types an example may have.
+func exampleTypeChoices() []views.Option {
+	out := make([]views.Option, 0, len(models.WebhookEventTypes))
+	for _, t := range models.WebhookEventTypes {
+		out = append(out, views.Option{Value: t, Label: views.EventTypeLabel(t) + " (" + t + ")"})
+	}
+	return out
+}
+
+// webhookChart is the endpoint page's chart of hours.
+func webhookChart(hours []models.WebhookChartHour) views.WebhookChart {
+	var v views.WebhookChart
+	for _, h := range hours {
+		v.Hours = append(v.Hours, views.ChartHour{Start: h.Start, Succeeded: h.Succeeded, Failed: h.Failed})
+		v.Succeeded += h.Succeeded
+		v.Failed += h.Failed
+	}
+	return v
+}
+
+// WebhookEvents is the event catalogue: every event type with an example
+// body made by the same code as real deliveries.
+func (h *Handlers) WebhookEvents(c *fiber.Ctx) error {
+	var v views.WebhookEventCatalogue
+	for _, t := range models.WebhookEventTypes {
+		payload, err := models.ExampleWebhookEvent(t, h.store.Now())
+		if err != nil {
+			return err
+		}
+		v.Types = append(v.Types, views.WebhookEventExample{Type: t, Payload: payload})
+	}
+	return h.page(c, fiber.StatusOK, "Event catalogue", views.NavWebhooks, views.WebhookEventsPage(v))
 }
 
 // webhookRefused shows why the domain refused an action on the endpoint's
@@ -172,7 +224,7 @@ func (h *Handlers) RotateWebhookSecret(c *fiber.Ctx) error {
 		return err
 	}
 	return h.webhookPage(c, fiber.StatusOK, id, views.Webhook{Secrets: &views.WebhookSecrets{Secret: e.Secret,
-		Note: "Your new signing secret. Until the time below, deliveries are signed with both this and the previous secret:"}})
+		Note: "Your new signing secret:", RotatingUntil: e.PreviousSecretUntil}})
 }
 
 // ConfirmDeleteWebhook asks before deleting an endpoint.
