@@ -1,0 +1,54 @@
+package webhooks_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"cloudplane/models"
+	"cloudplane/webhooks"
+)
+
+// An example the owner sends of a type the endpoint does not subscribe to
+// reaches a real receiver through the dispatcher, signed like any event,
+// marked "test": true, with a ticket-shaped body; the log records it.
+func TestExampleEventIsDelivered(t *testing.T) {
+	h := newHarness(t, webhooks.Config{})
+	rc := newReceiver(t, status(http.StatusOK))
+	e, _, err := h.store.SetWebhook(h.ctx, h.owner, models.SetWebhookInput{URL: rc.URL + "/hooks",
+		EventTypes: []string{models.EventTicketResolved}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, err := standardwebhooks.NewWebhook(e.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	ev, err := h.store.SendExampleWebhookEvent(h.ctx, h.owner, e.ID, models.EventTicketCreated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rc.next(t)
+	if err := verifier.VerifyIgnoringTimestamp(got.body, got.header); err != nil {
+		t.Fatalf("signature: %v", err)
+	}
+	var body struct {
+		ID   string
+		Type string
+		Test bool
+		Data struct{ Object, Status string }
+	}
+	if err := json.Unmarshal(got.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.ID != ev.ID || got.header.Get("webhook-id") != ev.ID || body.Type != models.EventTicketCreated || !body.Test ||
+		body.Data.Object != "ticket" || body.Data.Status != models.TicketNew {
+		t.Fatalf("received %s", got.body)
+	}
+	if r := h.next(); !r.attempt.Succeeded || r.job.EventID != ev.ID {
+		t.Fatalf("attempt %+v", r)
+	}
+}
