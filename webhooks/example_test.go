@@ -52,3 +52,24 @@ func TestExampleEventIsDelivered(t *testing.T) {
 		t.Fatalf("attempt %+v", r)
 	}
 }
+
+// The endpoint's custom headers reach the receiver on every delivery;
+// they cannot displace the headers cloudplane sets.
+func TestCustomHeadersAreSent(t *testing.T) {
+	h := newHarness(t, webhooks.Config{})
+	rc := newReceiver(t, status(http.StatusOK))
+	e, token := h.webhook(rc.URL + "/hooks")
+	if _, err := h.store.SetWebhookHeaders(h.ctx, h.owner, e.ID, []models.WebhookHeader{{Name: "x-gateway-key", Value: "gw-123"},
+		{Name: "X-Route", Value: "eu"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	h.ticket("one")
+	got := rc.next(t)
+	if got.header.Get("X-Gateway-Key") != "gw-123" || got.header.Get("X-Route") != "eu" || got.header.Get("Authorization") != "Bearer "+token {
+		t.Fatalf("headers %v", got.header)
+	}
+	if r := h.next(); r.attempt.RequestHeaders["X-Gateway-Key"] != "gw-123" {
+		t.Fatalf("the log's request headers %v", r.attempt.RequestHeaders)
+	}
+}
