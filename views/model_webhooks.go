@@ -42,6 +42,8 @@ type Webhook struct {
 	Chart          WebhookChart    // attempts hour by hour over the last day
 	ExampleTypes   []Option        // the types "Send an example" offers
 	ExampleType    string          // the type chosen last
+	HeadersForm    Form            // custom headers: header_name_N, header_value_N
+	HeaderRows     int             // how many rows the headers form has
 	Form           Form            // the URL and event types form
 	Message        string          // why the last action changed nothing
 	Secrets        *WebhookSecrets // right after rotating or revealing: shown once

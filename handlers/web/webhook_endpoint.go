@@ -41,6 +41,15 @@ func (h *Handlers) webhookPage(c *fiber.Ctx, status int, id string, v views.Webh
 	}
 	v.Chart = webhookChart(hours)
 	v.ExampleTypes = exampleTypeChoices()
+	if v.HeadersForm.Values == nil {
+		v.HeadersForm.Values = map[string]string{}
+		for i, hd := range e.Headers {
+			v.HeadersForm.Values["header_name_"+strconv.Itoa(i)] = hd.Name
+			v.HeadersForm.Values["header_value_"+strconv.Itoa(i)] = hd.Value
+		}
+		v.HeaderRows = len(e.Headers) + 2
+	}
+	v.HeaderRows = min(max(v.HeaderRows, 2), models.MaxWebhookHeaders)
 	if v.ExampleType == "" {
 		v.ExampleType = models.EventWebhookTest
 	}
@@ -117,6 +126,41 @@ func (h *Handlers) SendTestWebhookEvent(c *fiber.Ctx) error {
 		return err
 	}
 	return redirect(c, "/webhook-deliveries?event_type="+typ+"&endpoint="+id)
+}
+
+// SetWebhookHeaders saves the custom headers of one endpoint from the rows
+// header_name_N / header_value_N; a refusal shows beside the row.
+func (h *Handlers) SetWebhookHeaders(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	form := views.Form{Values: map[string]string{}}
+	names := map[string]string{}
+	var headers []models.WebhookHeader
+	rows := 0
+	for i := 0; i < models.MaxWebhookHeaders; i++ {
+		n, v := "header_name_"+strconv.Itoa(i), "header_value_"+strconv.Itoa(i)
+		form.Values[n], form.Values[v] = strings.Clone(c.FormValue(n)), strings.Clone(c.FormValue(v))
+		names["headers."+strconv.Itoa(i)+".name"], names["headers."+strconv.Itoa(i)+".value"] = n, v
+		headers = append(headers, models.WebhookHeader{Name: form.Values[n], Value: form.Values[v]})
+		if form.Values[n] != "" || form.Values[v] != "" {
+			rows = i + 1
+		}
+	}
+	e, err := h.store.SetWebhookHeaders(c.UserContext(), actor(c), id, headers)
+	if err != nil {
+		status, err := formErrorAt(err, &form, names)
+		if err != nil {
+			return err
+		}
+		return h.webhookPage(c, status, id, views.Webhook{HeadersForm: form, HeaderRows: rows + 1})
+	}
+	msg := "Custom headers saved. Every delivery to " + e.URL + " carries them from its next attempt."
+	if len(e.Headers) == 0 {
+		msg = "Custom headers removed."
+	}
+	if err := h.flash(c, msg); err != nil {
+		return err
+	}
+	return redirect(c, "/webhook/"+id)
 }
 
 // exampleTypeChoices are the event types an example may have.

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -76,4 +77,29 @@ func TestWebhookDeliveryChart(t *testing.T) {
 	if strings.Count(res.Body, `aria-labelledby="health-heading"`) != 1 || strings.Contains(res.Body, `class="tile tile-wide"`) {
 		t.Fatal("the last error is not in the health card")
 	}
+}
+
+// Custom headers are edited in rows on the endpoint's page; a reserved
+// name is refused beside its row with the values kept; clearing every
+// row removes them.
+func TestWebhookCustomHeaders(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+	ep := e.webhook(ada, "https://hooks.example.com/")
+	b := e.signedIn("ada@example.com")
+	page := "/webhook/" + ep.ID
+	b.get(page).contains("Custom headers", `name="header_name_0"`, `name="header_value_1"`).lacks(`name="header_name_2"`)
+	b.post(page+"/headers", url.Values{"header_name_0": {"x-gateway-key"}, "header_value_0": {"gw-1"},
+		"header_name_1": {"Host"}, "header_value_1": {"evil.example"}}).expect(http.StatusUnprocessableEntity).
+		fieldError("header_name_1", "Host is set by cloudplane or by HTTP itself; choose another name.").
+		contains(`value="gw-1"`, `value="evil.example"`)
+	if got, _ := e.store.WebhookEndpoint(context.Background(), ada.Actor(), ep.ID); len(got.Headers) != 0 {
+		t.Fatalf("a refused form saved %v", got.Headers)
+	}
+	b.post(page+"/headers", url.Values{"header_name_0": {"x-gateway-key"}, "header_value_0": {"gw-1"}}).
+		expect(http.StatusSeeOther).redirectsTo(page)
+	b.get(page).contains("Custom headers saved.", `value="X-Gateway-Key"`, `value="gw-1"`, `name="header_name_2"`)
+	b.get("/").contains("Webhook custom headers changed")
+	b.post(page+"/headers", url.Values{"header_name_0": {""}, "header_value_0": {""}}).expect(http.StatusSeeOther)
+	b.get(page).contains("Custom headers removed.").lacks(`value="X-Gateway-Key"`)
 }
