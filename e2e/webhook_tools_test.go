@@ -79,6 +79,16 @@ func TestWebhookToolsAndLayout(t *testing.T) {
 	}
 	b.Shot("endpoint page with chart")
 
+	b.Fill("main", "^Header 1 name$", "Host")
+	b.Fill("main", "^Header 1 value$", "evil.example")
+	b.Press("main", "^Save headers$")
+	b.WantFieldError("main", "^Header 1 name$", "Host is set by cloudplane")
+	b.Fill("main", "^Header 1 name$", "X-Gateway-Key")
+	b.Fill("main", "^Header 1 value$", "gw-1")
+	b.Press("main", "^Save headers$")
+	b.WaitText("main", "Custom headers saved")
+	b.Shot("custom header saved")
+
 	b.Press("main", "^Rotate secret$")
 	b.WaitText("dialog[open]", "Rotate the signing secret")
 	b.Press("dialog[open]", "^Rotate secret$")
