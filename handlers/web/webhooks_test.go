@@ -337,8 +337,9 @@ func TestSupportStaffHaveNoWebhook(t *testing.T) {
 		s.get(path).expect(http.StatusForbidden).lacks(ep.Secret)
 	}
 	for _, path := range []string{"/webhook", base, base + "/enabled", base + "/test", base + "/rotate-token", base + "/rotate-secret",
-		base + "/secret", base + "/delete"} {
-		s.post(path, url.Values{"url": {"https://evil.example.com/"}, "enabled": {"false"}, "password": {password}}).
+		base + "/secret", base + "/delete", base + "/headers"} {
+		s.post(path, url.Values{"url": {"https://evil.example.com/"}, "enabled": {"false"}, "password": {password},
+			"header_name_0": {"X-Evil"}, "header_value_0": {"1"}}).
 			expect(http.StatusForbidden).lacks(ep.Secret)
 	}
 	if got, _ := e.store.Webhook(context.Background(), ada.Actor(), ""); !got.Enabled || got.URL != ep.URL || got.Secret != ep.Secret {
