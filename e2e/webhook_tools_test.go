@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"cloudplane/e2e/browser"
 )
 
@@ -102,4 +104,16 @@ func TestWebhookToolsAndLayout(t *testing.T) {
 	b.WaitText("main", "Done, back to the endpoint")
 	b.Press("main", "^Done, back to the endpoint$")
 	b.WaitJS("back on the endpoint's page", `location.pathname + location.search == `+browser.JS(page))
+
+	// At a phone's width neither page scrolls sideways.
+	b.Do("a phone's viewport", chromedp.EmulateViewport(390, 844))
+	for _, path := range []string{page, "/webhook-events"} {
+		b.Open(path)
+		var wide bool
+		if err := b.EvalJS("document.documentElement.scrollWidth > document.documentElement.clientWidth", &wide); err != nil || wide {
+			b.Shot("too wide at 390")
+			b.Fail("%s scrolls sideways at 390 px (%v)", path, err)
+		}
+	}
+	b.Shot("event catalogue at 390")
 }
