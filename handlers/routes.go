@@ -112,7 +112,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 		"/instances/launch/ssh-key",
 		"/tickets/:id/comments", "/tickets/:id/status", "/tickets/:id/solve", "/tickets/:id/attachments",
 		"/tickets/:id/assignee", "/tickets/:id/notes", "/tickets/:id/reply", "/tickets/:id/reopen",
-		"/webhook/:id/enabled", "/webhook/:id/test",
+		"/webhook/:id/enabled", "/webhook/:id/test", "/webhook/:id/headers",
 		"/webhook-deliveries/redeliver-failed", "/webhook-deliveries/:id/redeliver",
 		"/account/notifications"} {
 		app.Get(form, web.FormPage)
@@ -288,6 +288,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/webhook/:id", web.RequireUser, w.RecentAuth(""), w.UpdateWebhook)
 	app.Post("/webhook/:id/enabled", web.RequireUser, w.SetWebhookEnabled)
 	app.Post("/webhook/:id/test", web.RequireUser, w.SendTestWebhookEvent)
+	app.Post("/webhook/:id/headers", web.RequireUser, w.SetWebhookHeaders)
 	app.Get("/webhook/:id/rotate-token", web.RequireUser, w.ConfirmRotateWebhookToken)
 	app.Post("/webhook/:id/rotate-token", web.RequireUser, w.RecentAuth(""), w.RotateWebhookToken)
 	app.Get("/webhook/:id/rotate-secret", web.RequireUser, w.ConfirmRotateWebhookSecret)
@@ -297,6 +298,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/webhook/:id/delete", web.RequireUser, w.ConfirmDeleteWebhook)
 	app.Post("/webhook/:id/delete", web.RequireUser, w.DeleteWebhook)
 	app.Get("/mail-log", web.RequireUser, w.MailLog)
+	app.Get("/webhook-events", web.RequireUser, w.WebhookEvents)
 	app.Get("/webhook-deliveries", web.RequireUser, w.Deliveries)
 	app.Post("/webhook-deliveries/redeliver-failed", web.RequireUser, w.RedeliverFailedWebhooks)
 	app.Get("/webhook-deliveries/:id", web.RequireUser, w.Delivery)

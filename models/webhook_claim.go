@@ -259,7 +259,7 @@ func leaseDeliveries(tx *gorm.DB, ids []string, owner string, until time.Time) (
 	}
 	var jobs []DeliveryJob
 	err := tx.Table("webhook_deliveries AS d").
-		Select("d.id AS delivery_id, d.event_id, d.tries, e.type AS event_type, e.payload, d.endpoint_id, p.url, p.token, p.secret, p.previous_secret, p.previous_secret_until").
+		Select("d.id AS delivery_id, d.event_id, d.tries, e.type AS event_type, e.payload, d.endpoint_id, p.url, p.token, p.secret, p.previous_secret, p.previous_secret_until, p.headers").
 		Joins("JOIN webhook_events e ON e.id = d.event_id").
 		Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
 		Where("d.id IN ?", ids).Order("d.next_attempt_at, d.id").Scan(&jobs).Error

@@ -73,6 +73,7 @@ type DeliveryJob struct {
 	PreviousSecret      string
 	PreviousSecretUntil *time.Time
 	Tries               int
+	Headers             []WebhookHeader `gorm:"serializer:json"` // the endpoint's custom headers
 }
 
 // DeliveryDecision is what the dispatcher concluded from an attempt.

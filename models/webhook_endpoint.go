@@ -52,8 +52,10 @@ type WebhookEndpoint struct {
 	// FailingSince is when the attempts to it began failing without a
 	// success since; nil after a success.
 	FailingSince *time.Time
-	CreatedAt    time.Time `gorm:"not null;autoCreateTime:false"`
-	UpdatedAt    time.Time `gorm:"not null;autoUpdateTime:false"`
+	// Headers are added to every delivery (migration 0030).
+	Headers   []WebhookHeader `gorm:"serializer:json;not null;default:'[]'"`
+	CreatedAt time.Time       `gorm:"not null;autoCreateTime:false"`
+	UpdatedAt time.Time       `gorm:"not null;autoUpdateTime:false"`
 }
 
 // TokenHint is the token as the dashboard may show it after creation.
@@ -411,7 +413,8 @@ func (s *Store) changeWebhook(ctx context.Context, actor Actor, target endpointT
 			return err
 		}
 		if created {
-			e = WebhookEndpoint{ID: NewID(), AccountID: accountID, Secret: newWebhookSecret(), Enabled: true, CreatedAt: now}
+			e = WebhookEndpoint{ID: NewID(), AccountID: accountID, Secret: newWebhookSecret(), Enabled: true, CreatedAt: now,
+				Headers: []WebhookHeader{}}
 		}
 		wasEnabled := e.Enabled && !created
 		action, changes := change(&e, created)

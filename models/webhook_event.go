@@ -1,9 +1,7 @@
 package models
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -41,7 +39,17 @@ type EventEnvelope struct {
 	Type       string `json:"type"`
 	Created    int64  `json:"created"` // unix seconds
 	APIVersion string `json:"api_version"`
-	Data       any    `json:"data"`
+	// Test is true on an example the owner sent from the dashboard, whose
+	// data is made up; absent on real events.
+	Test bool `json:"test,omitempty"`
+	Data any  `json:"data"`
+}
+
+// eventPayload is the JSON body of every delivery of an event: the one
+// place its envelope is made, for the outbox and for the catalogue alike.
+func eventPayload(id, typ string, created time.Time, data any, test bool) ([]byte, error) {
+	return json.Marshal(EventEnvelope{ID: id, Object: "event", Type: typ, Created: created.Unix(),
+		APIVersion: WebhookAPIVersion, Test: test, Data: data})
 }
 
 // TicketEventData is the ticket as events carry it, with its full status
@@ -74,6 +82,11 @@ func (s *Store) enqueueTicketEvent(tx *gorm.DB, typ string, t *Ticket) error {
 	return err
 }
 
+// webhookTestData is the data of a webhook.test event.
+func webhookTestData() map[string]any {
+	return map[string]any{"object": "webhook_test", "message": "A test event sent from the cloudplane dashboard"}
+}
+
 // enqueueEvent writes an event and one pending delivery for each enabled
 // endpoint of the account that receives its type (or only for endpoint
 // only, whatever it receives), inside the caller's transaction. The caller
@@ -81,8 +94,7 @@ func (s *Store) enqueueTicketEvent(tx *gorm.DB, typ string, t *Ticket) error {
 func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *string, data any, only string) (*WebhookEvent, error) {
 	now := s.Now()
 	ev := WebhookEvent{ID: NewID(), AccountID: accountID, Type: typ, TicketID: ticketID, CreatedAt: now}
-	raw, err := json.Marshal(EventEnvelope{ID: ev.ID, Object: "event", Type: typ, Created: now.Unix(),
-		APIVersion: WebhookAPIVersion, Data: data})
+	raw, err := eventPayload(ev.ID, typ, now, data, only != "")
 	if err != nil {
 		return nil, err
 	}
@@ -109,41 +121,4 @@ func (s *Store) enqueueEvent(tx *gorm.DB, accountID, typ string, ticketID *strin
 		}
 	}
 	return &ev, nil
-}
-
-// SendTestWebhookEvent queues a webhook.test event to one of the owner's
-// endpoints, so they can check their receiver. The endpoint must exist and
-// be enabled (CodeNotFound, CodeInvalidParameters). Recorded as an audit
-// event.
-func (s *Store) SendTestWebhookEvent(ctx context.Context, actor Actor, id string) (*WebhookEvent, error) {
-	accountID, err := actor.manages()
-	if err != nil {
-		return nil, err
-	}
-	if !IsID(id) {
-		return nil, NotFound("webhook", id)
-	}
-	var ev *WebhookEvent
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		var e WebhookEndpoint
-		err := tx.Where("id = ? AND account_id = ?", id, accountID).Take(&e).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return NotFound("webhook", id)
-		} else if err != nil {
-			return err
-		}
-		if !e.Enabled {
-			return InvalidField("enabled", "the webhook is disabled; enable it before sending a test event")
-		}
-		data := map[string]any{"object": "webhook_test", "message": "A test event sent from the cloudplane dashboard"}
-		if ev, err = s.enqueueEvent(tx, accountID, EventWebhookTest, nil, data, e.ID); err != nil {
-			return err
-		}
-		return s.audit(tx, actor, accountID, "webhook", "tested", []string{lrn("webhook", e.ID)}, nil)
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.wake()
-	return ev, nil
 }

@@ -39,6 +39,11 @@ type Webhook struct {
 	DisabledAt     *time.Time
 	RotatingUntil  *time.Time // while the previous signing secret still signs
 	Health         WebhookHealth
+	Chart          WebhookChart    // attempts hour by hour over the last day
+	ExampleTypes   []Option        // the types "Send an example" offers
+	ExampleType    string          // the type chosen last
+	HeadersForm    Form            // custom headers: header_name_N, header_value_N
+	HeaderRows     int             // how many rows the headers form has
 	Form           Form            // the URL and event types form
 	Message        string          // why the last action changed nothing
 	Secrets        *WebhookSecrets // right after rotating or revealing: shown once
@@ -50,6 +55,9 @@ type WebhookSecrets struct {
 	Token  string // "" when the token did not change
 	Secret string // the signing secret, when new or revealed
 	Note   string // what the secret shown is: new, rotated, revealed
+	// RotatingUntil, right after a rotation, is until when the previous
+	// secret signs too; said beside the new one.
+	RotatingUntil *time.Time
 }
 
 // WebhookSecretReveal is the page that asks for the password before
@@ -165,6 +173,12 @@ type Attempt struct {
 }
 
 var (
+	eventTypeAbouts = map[string]string{
+		"ticket.created":        "A ticket was opened, from the dashboard or the API. The data is the ticket as it was created.",
+		"ticket.status_changed": "A ticket moved to another status that is still open (for example new to open, or open to pending).",
+		"ticket.resolved":       "A ticket became solved or closed.",
+		"webhook.test":          "Sent when you press Send an example with this type, to check that your server receives and verifies events.",
+	}
 	eventTypeLabels = map[string]string{"ticket.created": "Ticket created", "ticket.status_changed": "Ticket status changed",
 		"ticket.resolved": "Ticket resolved", "webhook.test": "Test event"}
 	deliveryStatusKinds = map[string]string{"pending": Info, "succeeded": Success, "failed": Danger}
@@ -172,6 +186,21 @@ var (
 
 // EventTypeLabel names a webhook event type in words.
 func EventTypeLabel(typ string) string { return labelOr(eventTypeLabels, typ) }
+
+// EventTypeAbout says when an event of typ is sent.
+func EventTypeAbout(typ string) string { return eventTypeAbouts[typ] }
+
+// WebhookEventCatalogue lists every event type with an example body.
+type WebhookEventCatalogue struct {
+	Types []WebhookEventExample
+}
+
+// WebhookEventExample is one event type and the body a delivery of it
+// sends.
+type WebhookEventExample struct {
+	Type    string
+	Payload string // indented JSON
+}
 
 // DeliveryStatusLabel names a delivery status in words.
 func DeliveryStatusLabel(status string) string { return Capitalize(status) }

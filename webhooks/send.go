@@ -46,6 +46,11 @@ func (d *Dispatcher) send(ctx context.Context, job models.DeliveryJob) models.We
 		return a
 	}
 	header := http.Header{}
+	// The owner's own headers first: models refuses the names set below,
+	// and setting those after would win anyway.
+	for _, h := range job.Headers {
+		header.Set(h.Name, h.Value)
+	}
 	header.Set("Content-Type", "application/json")
 	header.Set("User-Agent", "cloudplane-webhooks/"+d.cfg.Version)
 	header.Set("Authorization", "Bearer "+job.Token)

@@ -149,6 +149,7 @@ var eventSummaries = map[string]string{
 	"webhook secret_rotated":       "Webhook signing secret rotated",
 	"webhook secret_revealed":      "Webhook signing secret revealed",
 	"webhook tested":               "Webhook test event sent",
+	"webhook headers_changed":      "Webhook custom headers changed",
 	"webhook_delivery redelivered": "Webhook deliveries queued again",
 
 	"fabric_partition created": "Fabric partition created",

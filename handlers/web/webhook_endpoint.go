@@ -35,6 +35,24 @@ func (h *Handlers) webhookPage(c *fiber.Ctx, status int, id string, v views.Webh
 		v.RotatingUntil = e.PreviousSecretUntil
 	}
 	v.Health = webhookHealth(health)
+	hours, err := h.store.WebhookChart(c.UserContext(), a, id)
+	if err != nil {
+		return err
+	}
+	v.Chart = webhookChart(hours)
+	v.ExampleTypes = exampleTypeChoices()
+	if v.HeadersForm.Values == nil {
+		v.HeadersForm.Values = map[string]string{}
+		for i, hd := range e.Headers {
+			v.HeadersForm.Values["header_name_"+strconv.Itoa(i)] = hd.Name
+			v.HeadersForm.Values["header_value_"+strconv.Itoa(i)] = hd.Value
+		}
+		v.HeaderRows = len(e.Headers) + 2
+	}
+	v.HeaderRows = min(max(v.HeaderRows, 2), models.MaxWebhookHeaders)
+	if v.ExampleType == "" {
+		v.ExampleType = models.EventWebhookTest
+	}
 	if v.Form.Values == nil {
 		v.Form.Values = map[string]string{"url": e.URL}
 	}
@@ -88,17 +106,95 @@ func (h *Handlers) SetWebhookEnabled(c *fiber.Ctx) error {
 	return redirect(c, "/webhook/"+id)
 }
 
-// SendTestWebhookEvent queues a test event to one endpoint and shows it in
+// SendTestWebhookEvent queues an example of the chosen event type
+// (event_type; webhook.test without one) to one endpoint and shows it in
 // the log.
 func (h *Handlers) SendTestWebhookEvent(c *fiber.Ctx) error {
 	id := strings.Clone(c.Params("id"))
-	if _, err := h.store.SendTestWebhookEvent(c.UserContext(), actor(c), id); err != nil {
-		return h.webhookRefused(c, id, err)
+	typ := strings.Clone(c.FormValue("event_type"))
+	if typ == "" {
+		typ = models.EventWebhookTest
 	}
-	if err := h.flash(c, "Test event queued. It appears below and is sent within seconds."); err != nil {
+	if _, err := h.store.SendExampleWebhookEvent(c.UserContext(), actor(c), id, typ); err != nil {
+		status, msg, err := refused(err)
+		if err != nil {
+			return err
+		}
+		return h.webhookPage(c, status, id, views.Webhook{Message: msg, ExampleType: typ})
+	}
+	if err := h.flash(c, "Example "+typ+" event queued. It appears below, marked as a test, and is sent within seconds."); err != nil {
 		return err
 	}
-	return redirect(c, "/webhook-deliveries?event_type="+models.EventWebhookTest+"&endpoint="+id)
+	return redirect(c, "/webhook-deliveries?event_type="+typ+"&endpoint="+id)
+}
+
+// SetWebhookHeaders saves the custom headers of one endpoint from the rows
+// header_name_N / header_value_N; a refusal shows beside the row.
+func (h *Handlers) SetWebhookHeaders(c *fiber.Ctx) error {
+	id := strings.Clone(c.Params("id"))
+	form := views.Form{Values: map[string]string{}}
+	names := map[string]string{}
+	var headers []models.WebhookHeader
+	rows := 0
+	for i := 0; i < models.MaxWebhookHeaders; i++ {
+		n, v := "header_name_"+strconv.Itoa(i), "header_value_"+strconv.Itoa(i)
+		form.Values[n], form.Values[v] = strings.Clone(c.FormValue(n)), strings.Clone(c.FormValue(v))
+		names["headers."+strconv.Itoa(i)+".name"], names["headers."+strconv.Itoa(i)+".value"] = n, v
+		headers = append(headers, models.WebhookHeader{Name: form.Values[n], Value: form.Values[v]})
+		if form.Values[n] != "" || form.Values[v] != "" {
+			rows = i + 1
+		}
+	}
+	e, err := h.store.SetWebhookHeaders(c.UserContext(), actor(c), id, headers)
+	if err != nil {
+		status, err := formErrorAt(err, &form, names)
+		if err != nil {
+			return err
+		}
+		return h.webhookPage(c, status, id, views.Webhook{HeadersForm: form, HeaderRows: rows + 1})
+	}
+	msg := "Custom headers saved. Every delivery to " + e.URL + " carries them from its next attempt."
+	if len(e.Headers) == 0 {
+		msg = "Custom headers removed."
+	}
+	if err := h.flash(c, msg); err != nil {
+		return err
+	}
+	return redirect(c, "/webhook/"+id)
+}
+
+// exampleTypeChoices are the event types an example may have.
+func exampleTypeChoices() []views.Option {
+	out := make([]views.Option, 0, len(models.WebhookEventTypes))
+	for _, t := range models.WebhookEventTypes {
+		out = append(out, views.Option{Value: t, Label: views.EventTypeLabel(t) + " (" + t + ")"})
+	}
+	return out
+}
+
+// webhookChart is the endpoint page's chart of hours.
+func webhookChart(hours []models.WebhookChartHour) views.WebhookChart {
+	var v views.WebhookChart
+	for _, h := range hours {
+		v.Hours = append(v.Hours, views.ChartHour{Start: h.Start, Succeeded: h.Succeeded, Failed: h.Failed})
+		v.Succeeded += h.Succeeded
+		v.Failed += h.Failed
+	}
+	return v
+}
+
+// WebhookEvents is the event catalogue: every event type with an example
+// body made by the same code as real deliveries.
+func (h *Handlers) WebhookEvents(c *fiber.Ctx) error {
+	var v views.WebhookEventCatalogue
+	for _, t := range models.WebhookEventTypes {
+		payload, err := models.ExampleWebhookEvent(t, h.store.Now())
+		if err != nil {
+			return err
+		}
+		v.Types = append(v.Types, views.WebhookEventExample{Type: t, Payload: payload})
+	}
+	return h.page(c, fiber.StatusOK, "Event catalogue", views.NavWebhooks, views.WebhookEventsPage(v))
 }
 
 // webhookRefused shows why the domain refused an action on the endpoint's
@@ -172,7 +268,7 @@ func (h *Handlers) RotateWebhookSecret(c *fiber.Ctx) error {
 		return err
 	}
 	return h.webhookPage(c, fiber.StatusOK, id, views.Webhook{Secrets: &views.WebhookSecrets{Secret: e.Secret,
-		Note: "Your new signing secret. Until the time below, deliveries are signed with both this and the previous secret:"}})
+		Note: "Your new signing secret:", RotatingUntil: e.PreviousSecretUntil}})
 }
 
 // ConfirmDeleteWebhook asks before deleting an endpoint.

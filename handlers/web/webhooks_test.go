@@ -115,7 +115,7 @@ func TestSetUpWebhook(t *testing.T) {
 		t.Fatalf("stored token %v, %v", ep, err)
 	}
 	b.get("/webhook/"+ep.ID).expect(http.StatusOK).
-		contains("Events are delivered", "<code>"+models.MaskToken(token)+"</code>", "Send test event", "No delivery attempts",
+		contains("Events are delivered", "<code>"+models.MaskToken(token)+"</code>", "Send example</button>", "No delivery attempts",
 			"Nothing sent yet.", `value="https://hooks.example.com/cloudplane"`, `href="/webhook-deliveries?endpoint=`+ep.ID+`"`,
 			"Reveal secret", "Rotate secret", "Delete endpoint").
 		lacks(token, ep.Secret, "Copy it now.")
@@ -194,7 +194,8 @@ func TestRevealAndRotateWebhookSecret(t *testing.T) {
 	path := "/webhook/" + ep.ID + "/secret"
 	b.get(path).expect(http.StatusOK).contains("Show secret").lacks(ep.Secret, `name="password"`)
 	e.clock.Advance(time.Second)
-	b.post(path, nil).expect(http.StatusOK).contains(`id="webhook-secret" class="secret">` + ep.Secret + "<")
+	b.post(path, nil).expect(http.StatusOK).contains(`id="webhook-secret" class="secret">`+ep.Secret+"<",
+		`<a class="button button-primary" href="/webhook/`+ep.ID+`">Done, back to the endpoint</a>`)
 	if ev := e.events(ada, 1)[0]; ev.Action != "secret_revealed" {
 		t.Fatalf("event %+v", ev)
 	}
@@ -202,8 +203,10 @@ func TestRevealAndRotateWebhookSecret(t *testing.T) {
 	rotate := "/webhook/" + ep.ID + "/rotate-secret"
 	b.get(rotate).expect(http.StatusOK).contains("Rotate the signing secret?", "For the next 24 hours the current secret signs")
 	e.clock.Advance(time.Second)
+	// The new secret says until when the old one signs beside it, there,
+	// rather than pointing at another card.
 	res := b.post(rotate, nil).expect(http.StatusOK).contains("Your new signing secret", "Rotating: the previous secret also signs",
-		`datetime="2026-01-03T03:04:07Z"`)
+		`Until <time datetime="2026-01-03T03:04:07Z"`).lacks("the time below")
 	m := whsecInPage.FindStringSubmatch(res.Body)
 	stored, _ := e.store.WebhookEndpoint(context.Background(), ada.Actor(), ep.ID)
 	if m == nil || m[1] == ep.Secret || m[1] != stored.Secret || stored.PreviousSecret != ep.Secret {
@@ -230,7 +233,7 @@ func TestWebhookSwitch(t *testing.T) {
 	base := "/webhook/" + ep.ID
 	b.post(base+"/enabled", url.Values{"enabled": {"false"}}).expect(http.StatusSeeOther).redirectsTo(base)
 	b.get(base).contains("Endpoint disabled.", ">Disabled</span>", "You switched this endpoint off", `name="enabled" value="true"`).
-		lacks("Send test event")
+		contains("Enable the endpoint to send it an example.").lacks("Send example</button>")
 	b.get("/").lacks("was disabled") // the owner's own choice needs no warning
 	b.post(base+"/test", nil).expect(http.StatusUnprocessableEntity).
 		contains("Nothing was changed", "The webhook is disabled; enable it before sending a test event.")
@@ -298,7 +301,7 @@ func TestSendTestWebhookEvent(t *testing.T) {
 	to := "/webhook-deliveries?event_type=webhook.test&endpoint=" + ep.ID
 	b.post("/webhook/"+ep.ID+"/test", nil).expect(http.StatusSeeOther).redirectsTo(to)
 	b.get(to).expect(http.StatusOK).
-		contains("Test event queued.", "Test event", ">Pending</span>", "Not tried yet")
+		contains("Example webhook.test event queued.", "Test event", ">Pending</span>", "Not tried yet")
 	if ev := e.events(ada, 1)[0]; ev.ResourceName != "webhook" || ev.Action != "tested" {
 		t.Fatalf("event %+v", ev)
 	}
@@ -338,8 +341,9 @@ func TestSupportStaffHaveNoWebhook(t *testing.T) {
 		s.get(path).expect(http.StatusForbidden).lacks(ep.Secret)
 	}
 	for _, path := range []string{"/webhook", base, base + "/enabled", base + "/test", base + "/rotate-token", base + "/rotate-secret",
-		base + "/secret", base + "/delete"} {
-		s.post(path, url.Values{"url": {"https://evil.example.com/"}, "enabled": {"false"}, "password": {password}}).
+		base + "/secret", base + "/delete", base + "/headers"} {
+		s.post(path, url.Values{"url": {"https://evil.example.com/"}, "enabled": {"false"}, "password": {password},
+			"header_name_0": {"X-Evil"}, "header_value_0": {"1"}}).
 			expect(http.StatusForbidden).lacks(ep.Secret)
 	}
 	if got, _ := e.store.Webhook(context.Background(), ada.Actor(), ""); !got.Enabled || got.URL != ep.URL || got.Secret != ep.Secret {
