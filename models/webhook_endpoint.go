@@ -52,7 +52,7 @@ type WebhookEndpoint struct {
 	// FailingSince is when the attempts to it began failing without a
 	// success since; nil after a success.
 	FailingSince *time.Time
-	// Headers are added to every delivery (migration 0030).
+	// Headers are added to every delivery (migration 0028).
 	Headers   []WebhookHeader `gorm:"serializer:json;not null;default:'[]'"`
 	CreatedAt time.Time       `gorm:"not null;autoCreateTime:false"`
 	UpdatedAt time.Time       `gorm:"not null;autoUpdateTime:false"`
