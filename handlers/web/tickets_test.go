@@ -82,7 +82,7 @@ func TestOpenTicket(t *testing.T) {
 	if ev.ResourceName != "ticket" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Support ticket opened")
+	b.get("/").contains("Support ticket “GPU missing” opened")
 }
 
 func TestOpenTicketShowsErrorsBesideTheFields(t *testing.T) {
