@@ -48,7 +48,7 @@ func formError(err error, form *views.Form) (int, error) {
 	if !ok || (statusOf(e) != fiber.StatusUnprocessableEntity && len(e.Fields) == 0) {
 		return 0, err
 	}
-	form.Errors = e.Fields
+	form.Errors = inCustomerWords(e.Fields)
 	if len(e.Fields) == 0 {
 		form.Message = e.Message
 	}
@@ -71,6 +71,9 @@ func unavailableMessage(err error) string {
 // the main content, whatever the request targeted.
 func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	v := classify(err)
+	if _, domain := models.Classify(err); domain && v.Status == fiber.StatusNotFound {
+		v = notFoundPage(v, c.Path())
+	}
 	respond.LogFailure(c, log, v.Status, err)
 	switch v.Status {
 	case fiber.StatusInternalServerError:
