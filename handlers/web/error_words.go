@@ -78,7 +78,16 @@ func inCustomerWords(fields map[string]string) map[string]string {
 		if words, ok := fieldWords[name]; ok {
 			msg = words(msg)
 		}
-		out[name] = msg
+		out[name] = customerText(msg)
 	}
 	return out
 }
+
+// operatorWords name whoever runs cloudplane as a customer knows them.
+var operatorWords = strings.NewReplacer("Ask the operator", "Ask your administrator",
+	"ask the operator", "ask your administrator", "or the operator", "or your administrator")
+
+// customerText is a domain message or suggestion as a page shows it:
+// "the operator" (the CLI's user, in the API's words) is the customer's
+// administrator.
+func customerText(s string) string { return operatorWords.Replace(s) }

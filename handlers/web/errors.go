@@ -50,7 +50,7 @@ func formError(err error, form *views.Form) (int, error) {
 	}
 	form.Errors = inCustomerWords(e.Fields)
 	if len(e.Fields) == 0 {
-		form.Message = e.Message
+		form.Message = customerText(e.Message)
 	}
 	return fiber.StatusUnprocessableEntity, nil
 }
@@ -96,7 +96,8 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 func classify(err error) views.ErrorPage {
 	if e, ok := models.Classify(err); ok {
 		if status := statusOf(e); status != 0 && status != fiber.StatusInternalServerError {
-			return views.ErrorPage{Status: status, Title: titleOf(status), Message: e.Message, Suggestion: e.Suggestion}
+			return views.ErrorPage{Status: status, Title: titleOf(status), Message: customerText(e.Message),
+				Suggestion: customerText(e.Suggestion)}
 		}
 	}
 	var fe *fiber.Error
