@@ -112,9 +112,34 @@ func TestTimesInTheViewersZone(t *testing.T) {
 	}
 	b.Open("/")
 	check("the overview, loaded whole")
-	b.NavTo("^Audit log$") // a boosted link: htmx swaps the page in
-	check("the audit log, swapped in")
+	b.NavTo("^Members$") // a boosted link: htmx swaps the page in
+	check("the members, swapped in")
 	b.Shot("times in Asia/Kolkata")
+
+	// The audit log's filters take UTC, so its table stays in UTC and
+	// says so, whatever the browser's zone.
+	b.NavTo("^Audit log$")
+	var audit struct {
+		Header string
+		Texts  []string
+	}
+	b.WaitValue("the audit log's times", `(() => {
+  const ts = Array.from(document.querySelectorAll("main tbody time[datetime]"));
+  if (!ts.length) return null;
+  return {Header: document.querySelector("main thead").innerText,
+    Texts: ts.map(t => t.textContent + "|" + t.getAttribute("datetime"))};
+})()`, &audit)
+	if !strings.Contains(audit.Header, "UTC") {
+		b.Fail("the audit table's header %q does not say its zone", audit.Header)
+	}
+	for _, tm := range audit.Texts {
+		text, datetime, _ := strings.Cut(tm, "|")
+		at, err := time.Parse(time.RFC3339, datetime)
+		if err != nil || text != at.UTC().Format("2 Jan 2006, 15:04:05 UTC") {
+			b.Fail("on the audit log, %s reads %q; want it in UTC like the filters", datetime, text)
+		}
+	}
+	b.Shot("audit log in UTC with the browser in Asia/Kolkata")
 }
 
 // The audit log shows the newest event first, the oldest first on
@@ -129,7 +154,7 @@ func TestAuditLogOrderFiltersAndExport(t *testing.T) {
 		s.api(t, key, http.MethodPost, "/ssh-keys", map[string]any{"name": name}).ok(t, http.StatusOK, nil)
 	}
 	b.NavTo("^Audit log$")
-	first := func() string { return b.Text("main tbody tr:first-child summary") }
+	first := func() string { return b.Text("main tbody tr:first-child .audit-summary") }
 	if got := first(); !strings.Contains(got, "e2e-last") {
 		b.Fail("the first event reads %q, want the newest (e2e-last)", got)
 	}

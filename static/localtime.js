@@ -1,4 +1,5 @@
-// Shows every <time datetime> in the viewer's time zone, in the format the
+// Shows every <time datetime> in the viewer's time zone (but those marked
+// data-utc, on pages whose filters take UTC), in the format the
 // server writes in UTC ("23 Nov 2026, 17:09:35 UTC"), so the two never
 // differ but for the zone. The title keeps the UTC text for hovering.
 // Content htmx swaps in is converted too. Without script, UTC stays.
@@ -28,8 +29,8 @@
     if (!root || !root.querySelectorAll) {
       return;
     }
-    var times = root.querySelectorAll("time[datetime]");
-    if (root.matches && root.matches("time[datetime]")) {
+    var times = root.querySelectorAll("time[datetime]:not([data-utc])");
+    if (root.matches && root.matches("time[datetime]:not([data-utc])")) {
       times = [root].concat(Array.prototype.slice.call(times));
     }
     Array.prototype.forEach.call(times, function (el) {

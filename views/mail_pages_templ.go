@@ -40,7 +40,7 @@ func ForgotPasswordPage(v ForgotPassword) templ.Component {
 		}
 		if v.Sent {
 			templ_7745c5c3_Err = AlertBox(Alert{Kind: Info, Title: "Check your email",
-				Text: "If an account uses that address, a link to choose a new password is on its way. It works once, for 1 hour. No mail? Check the spam folder, or ask the operator of this cloudplane."}).Render(ctx, templ_7745c5c3_Buffer)
+				Text: "If an account uses that address, a link to choose a new password is on its way. It works once, for 1 hour. No mail? Check the spam folder, or ask your administrator."}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

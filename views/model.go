@@ -148,6 +148,12 @@ type ErrorPage struct {
 	Message    string
 	Suggestion string
 	RequestID  string
+	Links      []ErrorLink // ways on before the home page: the list the object would be in
+}
+
+// ErrorLink is a way on from an error page.
+type ErrorLink struct {
+	Href, Label string
 }
 
 // SignIn is the sign-in page.

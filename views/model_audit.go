@@ -36,7 +36,8 @@ type AuditEvent struct {
 	ID           string
 	Time         time.Time
 	Summary      string
-	Type         string // cloud.instance
+	Parts        []TextPart // the summary, its objects linked
+	Type         string     // cloud.instance
 	Action       string
 	Actor        string // in words, from the viewer's side
 	ActorLRN     string
@@ -53,4 +54,9 @@ func Grouped(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TextPart is a piece of a sentence, linked when Href is set.
+type TextPart struct {
+	Text, Href string
 }

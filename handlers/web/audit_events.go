@@ -85,8 +85,12 @@ func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
+		objects, err := h.store.AuditObjects(c.UserContext(), a, page.Events)
+		if err != nil {
+			return err
+		}
 		for _, ev := range page.Events {
-			v.Events = append(v.Events, viewAuditEvent(ev, a, emails))
+			v.Events = append(v.Events, viewAuditEvent(ev, a, emails, objects))
 		}
 		if page.NextToken != "" {
 			v.NextURL = auditURL(form, page.NextToken)
@@ -206,8 +210,10 @@ func actorOptions(viewer models.Actor) []views.Option {
 	return opts
 }
 
-func viewAuditEvent(ev models.AuditEvent, viewer models.Actor, emails map[string]string) views.AuditEvent {
-	v := views.AuditEvent{ID: ev.ID, Time: ev.EventTime, Summary: eventSummary(ev),
+func viewAuditEvent(ev models.AuditEvent, viewer models.Actor, emails map[string]string,
+	objects map[string]models.AuditObject) views.AuditEvent {
+	parts := describeEvent(ev, objects)
+	v := views.AuditEvent{ID: ev.ID, Time: ev.EventTime, Summary: partsText(parts), Parts: parts,
 		Type: ev.ServiceName + "." + ev.ResourceName, Action: ev.Action, Actor: eventActor(ev, viewer, emails),
 		ActorLRN: deref(ev.ActorLRN), APIKeyLRN: deref(ev.RequestAPIKeyLRN), OwnerLRN: deref(ev.ResourceOwnerLRN),
 		ResourceLRNs: ev.ResourceLRNs, Details: "{}"}

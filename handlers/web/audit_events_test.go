@@ -54,8 +54,8 @@ func TestAuditLog(t *testing.T) {
 	res := b.get("/audit-events").expect(http.StatusOK).
 		contains("<h1>Audit log</h1>", `href="/audit-events" aria-current="page"`, "Events",
 			"User created: “ada@example.com”", "The operator",
-			"<summary>SSH key added: “from-ci”</summary>", "You, with an API key",
-			`<time datetime="2026-01-02T03:04:06Z" title="2 Jan 2026, 03:04:06 UTC">2 Jan 2026, 03:04:06 UTC</time>`,
+			`SSH key <a href="/ssh-keys">“from-ci”</a> added`, "You, with an API key",
+			`<th scope="col">Time (UTC)</th>`, `<time datetime="2026-01-02T03:04:06Z" data-utc>2 Jan 2026, 03:04:06 UTC</time>`,
 			"<code>cloud.ssh_key created</code>", "<code>"+ev.ID+"</code>", "<code>lrn:cloud:user:"+ada.ID+"</code>",
 			"<code>"+*ev.RequestAPIKeyLRN+"</code>", "<code>lrn:cloud:ssh_key:", "<code>lrn:cloud:account:"+*ada.AccountID+"</code>",
 			"<pre>{\n  &#34;generated&#34;: false,\n  &#34;name&#34;: &#34;from-ci&#34;\n}</pre>",

@@ -25,7 +25,7 @@ const auditExportTimeout = 2 * time.Minute
 // auditExportFormat is one way to write an export.
 type auditExportFormat struct {
 	contentType, file string
-	writer            func(w *bufio.Writer, actorName func(*models.AuditEvent) string) func(*models.AuditEvent) error
+	writer            func(w *bufio.Writer, names eventNames) func(*models.AuditEvent) error
 }
 
 // auditExportFormats are the export's formats by the format parameter.
@@ -60,7 +60,7 @@ func (h *Handlers) ExportAuditEvents(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer cancel()
-		write := format.writer(w, h.actorNamer(ctx, a))
+		write := format.writer(w, eventNames{actor: h.actorNamer(ctx, a), summary: h.summaryNamer(ctx, a)})
 		n := 0
 		err := export.Each(ctx, func(ev models.AuditEvent) error {
 			if err := write(&ev); err != nil {
@@ -87,7 +87,12 @@ func auditExportURL(values map[string]string, format string) string {
 	return "/audit-events/export?" + q.Encode()
 }
 
-func csvWriter(w *bufio.Writer, actorName func(*models.AuditEvent) string) func(*models.AuditEvent) error {
+// eventNames say an exported event's summary and actor in words.
+type eventNames struct {
+	actor, summary func(*models.AuditEvent) string
+}
+
+func csvWriter(w *bufio.Writer, names eventNames) func(*models.AuditEvent) error {
 	cw := csv.NewWriter(w)
 	header := true
 	return func(ev *models.AuditEvent) error {
@@ -99,7 +104,7 @@ func csvWriter(w *bufio.Writer, actorName func(*models.AuditEvent) string) func(
 		}
 		details, _ := json.Marshal(ev.AdditionalDetails) // compacts the stored object
 		row := []string{ev.ID, ev.EventTime.UTC().Format(time.RFC3339Nano), ev.ServiceName + "." + ev.ResourceName,
-			ev.Action, eventSummary(*ev), actorName(ev), deref(ev.ActorRole), deref(ev.ActorLRN),
+			ev.Action, names.summary(ev), names.actor(ev), deref(ev.ActorRole), deref(ev.ActorLRN),
 			deref(ev.RequestAPIKeyLRN), strings.Join(ev.ResourceLRNs, " "), deref(ev.ResourceOwnerLRN), string(details)}
 		for i := range row {
 			row[i] = csvSafe(row[i])
@@ -131,19 +136,22 @@ type auditEventLine struct {
 	Actor     string  `json:"actor"`
 }
 
-func jsonLineWriter(w *bufio.Writer, actorName func(*models.AuditEvent) string) func(*models.AuditEvent) error {
+func jsonLineWriter(w *bufio.Writer, names eventNames) func(*models.AuditEvent) error {
 	enc := json.NewEncoder(w)
 	return func(ev *models.AuditEvent) error {
 		return enc.Encode(auditEventLine{AuditEventJSON: respond.AuditEvent(*ev), ActorRole: ev.ActorRole,
-			Summary: eventSummary(*ev), Actor: actorName(ev)})
+			Summary: names.summary(ev), Actor: names.actor(ev)})
 	}
 }
 
-// actorNamer names each event's actor as the log page does, looking each
-// user up once (the export is streamed, so not all at once). A lookup that
-// fails leaves the generic name.
+// actorNamer names each event's actor as the log page does, but by email
+// where the page says "You": an export is read by others. It looks each
+// user up once (the export is streamed, so not all at once). A lookup
+// that fails leaves the generic name.
 func (h *Handlers) actorNamer(ctx context.Context, viewer models.Actor) func(*models.AuditEvent) string {
 	emails, looked := map[string]string{}, map[string]bool{}
+	reader := viewer
+	reader.UserID = "" // no event is "yours" in a file others read
 	return func(ev *models.AuditEvent) string {
 		if id := ev.ActorUserID(); id != "" && !looked[id] {
 			looked[id] = true
@@ -151,6 +159,26 @@ func (h *Handlers) actorNamer(ctx context.Context, viewer models.Actor) func(*mo
 				maps.Copy(emails, found)
 			}
 		}
-		return eventActor(*ev, viewer, emails)
+		return eventActor(*ev, reader, emails)
+	}
+}
+
+// summaryNamer says each event as the log page does, its objects named as
+// they are called now, looking each object up once. A lookup that fails
+// leaves the names the event holds.
+func (h *Handlers) summaryNamer(ctx context.Context, viewer models.Actor) func(*models.AuditEvent) string {
+	objects, looked := map[string]models.AuditObject{}, map[string]bool{}
+	return func(ev *models.AuditEvent) string {
+		fresh := false
+		for _, l := range ev.ResourceLRNs {
+			fresh = fresh || !looked[l]
+			looked[l] = true
+		}
+		if fresh {
+			if found, err := h.store.AuditObjects(ctx, viewer, []models.AuditEvent{*ev}); err == nil {
+				maps.Copy(objects, found)
+			}
+		}
+		return partsText(describeEvent(*ev, objects))
 	}
 }

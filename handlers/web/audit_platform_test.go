@@ -25,10 +25,10 @@ func TestSupportReadsThePlatformsAuditLog(t *testing.T) {
 	s.get("/").expect(http.StatusOK).contains(`href="/audit-events"`)
 	res := s.get("/audit-events").expect(http.StatusOK).
 		contains(`href="/audit-events" aria-current="page"`, "What happens outside any account",
-			"Internal note added to a support ticket", "Signed in to the dashboard", "Support (second@example.com)",
+			`Internal note added to support ticket <a href="/tickets/`+tk.ID+`">“GPU missing”</a>`, "Signed in to the dashboard", "Support (second@example.com)",
 			"User created: “help@example.com”", "The operator", `<option value="support">Support staff</option>`,
 			"<code>lrn:cloud:ticket:"+tk.ID+"</code>").
-		lacks(`<option value="owner">`, "Support ticket opened", "ada@example.com", "lrn:cloud:account:")
+		lacks(`<option value="owner">`, "opened", "ada@example.com", "lrn:cloud:account:")
 	// help's and second's creation and sign-ins, and the note.
 	if ids := res.eventIDs(); len(ids) != 5 {
 		t.Fatalf("%d events, want 5:\n%s", len(ids), res.Body)
@@ -42,6 +42,6 @@ func TestSupportReadsThePlatformsAuditLog(t *testing.T) {
 
 	// Ada's log has none of it.
 	e.signedIn("ada@example.com").get("/audit-events").expect(http.StatusOK).
-		contains("Every change to your account", "Support ticket opened").
+		contains("Every change to your account", "“GPU missing”</a> opened").
 		lacks("note_added", "help@example.com", "second@example.com", "Support staff")
 }

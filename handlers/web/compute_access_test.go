@@ -110,5 +110,5 @@ func TestOverviewLinksComputePages(t *testing.T) {
 	b := e.signedIn("ada@example.com")
 	b.get("/").expect(http.StatusOK).
 		contains(`href="/instances">Manage`, `href="/ssh-keys">Manage`, `href="/audit-events">See the whole audit log`,
-			"SSH key added: “laptop”", "Instance launched: "+views.ShortID(id), "Instance terminated: "+views.ShortID(id), "Instance launched: “named”")
+			"SSH key “laptop” added", "Instance "+views.ShortID(id)+" launched", "Instance "+views.ShortID(id)+" terminated", "Instance “named” launched")
 }

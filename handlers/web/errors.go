@@ -48,9 +48,9 @@ func formError(err error, form *views.Form) (int, error) {
 	if !ok || (statusOf(e) != fiber.StatusUnprocessableEntity && len(e.Fields) == 0) {
 		return 0, err
 	}
-	form.Errors = e.Fields
+	form.Errors = inCustomerWords(e.Fields)
 	if len(e.Fields) == 0 {
-		form.Message = e.Message
+		form.Message = customerText(e.Message)
 	}
 	return fiber.StatusUnprocessableEntity, nil
 }
@@ -71,6 +71,9 @@ func unavailableMessage(err error) string {
 // the main content, whatever the request targeted.
 func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 	v := classify(err)
+	if _, domain := models.Classify(err); domain && v.Status == fiber.StatusNotFound {
+		v = notFoundPage(v, c.Path())
+	}
 	respond.LogFailure(c, log, v.Status, err)
 	switch v.Status {
 	case fiber.StatusInternalServerError:
@@ -93,7 +96,8 @@ func ErrorPage(c *fiber.Ctx, log *slog.Logger, err error) error {
 func classify(err error) views.ErrorPage {
 	if e, ok := models.Classify(err); ok {
 		if status := statusOf(e); status != 0 && status != fiber.StatusInternalServerError {
-			return views.ErrorPage{Status: status, Title: titleOf(status), Message: e.Message, Suggestion: e.Suggestion}
+			return views.ErrorPage{Status: status, Title: titleOf(status), Message: customerText(e.Message),
+				Suggestion: customerText(e.Suggestion)}
 		}
 	}
 	var fe *fiber.Error

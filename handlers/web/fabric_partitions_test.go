@@ -45,9 +45,9 @@ func TestCreateFabricPartition(t *testing.T) {
 	if ev.ResourceName != "fabric_partition" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID || ev.RequestAPIKeyLRN != nil {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").expect(http.StatusOK).contains("Fabric partition created: “training-one”")
+	b.get("/").expect(http.StatusOK).contains("Fabric partition “training-one” created")
 	b.get("/audit-events").expect(http.StatusOK).contains(`<option value="cloud.fabric_partition">Fabric partitions</option>`)
-	b.get("/audit-events?resource_type=cloud.fabric_partition").expect(http.StatusOK).contains("Fabric partition created")
+	b.get("/audit-events?resource_type=cloud.fabric_partition").expect(http.StatusOK).contains(`Fabric partition <a href="/fabric">“training-one”</a> created`)
 
 	b.htmx = true
 	b.post("/fabric", url.Values{"name": {"checkpoints"}, "region": {"us-east-1"}}).
@@ -116,7 +116,7 @@ func TestRenameFabricPartition(t *testing.T) {
 	if ev.ResourceName != "fabric_partition" || ev.Action != "updated" || ev.AdditionalDetails.Map()["previous_name"] != "old-name" {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Fabric partition renamed: “new-name”")
+	b.get("/").contains("Fabric partition “new-name” renamed")
 }
 
 func TestDeleteFabricPartition(t *testing.T) {

@@ -51,7 +51,7 @@ func TestCreateFilesystem(t *testing.T) {
 	if ev.ResourceName != "filesystem" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID || ev.RequestAPIKeyLRN != nil {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").expect(http.StatusOK).contains("Filesystem created: “training-data”", `href="/filesystems"`)
+	b.get("/").expect(http.StatusOK).contains("Filesystem “training-data” created", `href="/filesystems"`)
 
 	// With htmx the redirect is HX-Redirect.
 	b.htmx = true
@@ -126,7 +126,7 @@ func TestDeleteFilesystem(t *testing.T) {
 	if ev := e.events(ada, 1)[0]; ev.ResourceName != "filesystem" || ev.Action != "deleted" {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Filesystem deleted: “scratch”")
+	b.get("/").contains("Filesystem “scratch” deleted")
 	b.post(confirm, nil).expect(http.StatusNotFound)
 	b.get(confirm).expect(http.StatusNotFound)
 }

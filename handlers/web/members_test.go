@@ -73,7 +73,7 @@ func TestDashboardActsWithTheMembersRole(t *testing.T) {
 	a.get("/audit-events/export?format=csv&resource_type=cloud.ssh_key").expect(http.StatusOK).
 		contains(",bob@example.com,member,lrn:cloud:user:" + bob.ID)
 	a.get("/audit-events?resource_type=cloud.member").expect(http.StatusOK).
-		contains("Member added: “bob@example.com”", "Member added: “vic@example.com”")
+		contains("Member <a href=\"/members\">bob@example.com</a> added", "Member <a href=\"/members\">vic@example.com</a> added")
 	// The owner revokes a member's key; the member cannot revoke the owner's.
 	adaKey, _ := e.apiKey(ada, "ada's")
 	keys, err := e.store.MemberAPIKeys(e.t.Context(), models.Actor{UserID: bob.ID, Role: models.RoleMember, AccountID: account})

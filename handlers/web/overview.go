@@ -38,8 +38,13 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	objects, err := h.store.AuditObjects(c.UserContext(), a, events)
+	if err != nil {
+		return err
+	}
 	for _, ev := range events {
-		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: eventSummary(ev), Actor: eventActor(ev, a, emails)})
+		v.Events = append(v.Events, views.Event{Time: ev.EventTime, Summary: partsText(describeEvent(ev, objects)),
+			Actor: eventActor(ev, a, emails)})
 	}
 	return h.page(c, fiber.StatusOK, "Overview", views.NavOverview, views.OverviewPage(v))
 }
@@ -161,9 +166,9 @@ var eventSummaries = map[string]string{
 // their summary names the object by its short id instead.
 var eventsNamedByID = map[string]bool{"instance": true}
 
-// eventSummary says in words what an audit event records, naming the
+// plainSummary says in words what an audit event records, naming the
 // object when the event carries its name or email.
-func eventSummary(ev models.AuditEvent) string {
+func plainSummary(ev models.AuditEvent) string {
 	action := ev.Action
 	details := ev.AdditionalDetails.Map()
 	if ev.ResourceName == "account" && action == "updated" {

@@ -19,7 +19,7 @@ func TestOverview(t *testing.T) {
 	b := e.signedIn("ada@example.com")
 	b.get("/").expect(http.StatusOK).
 		contains("<h1>Overview</h1>", `<p class="tile-count">1`, "of 25", "of 50", `href="/api-keys"`,
-			"API key created: “deploy”", "User created: “ada@example.com”",
+			"API key “deploy” created", "User created: “ada@example.com”",
 													`datetime="2026-01-02T03:04:06Z"`).
 		lacks("Your account is inactive", "Close to your", "Signed in to the dashboard") // personal: the platform's log
 }

@@ -63,7 +63,7 @@ func TestCreateRuleset(t *testing.T) {
 	if ev.ResourceName != "firewall_ruleset" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Firewall ruleset created: “Web servers”", `href="/firewall/rulesets"`)
+	b.get("/").contains("Firewall ruleset “Web servers” created", `href="/firewall/rulesets"`)
 }
 
 // Rulesets are not available in us-south-1: the domain refuses it, and
@@ -118,7 +118,7 @@ func TestEditRuleset(t *testing.T) {
 		t.Fatalf("saved %+v", got)
 	}
 	b.get("/firewall/rulesets").expect(http.StatusOK).contains("Ruleset “Web and SSH” saved.", ">2 rules<")
-	b.get("/").contains("Firewall ruleset changed: “Web and SSH”")
+	b.get("/").contains("Firewall ruleset “Web and SSH” changed")
 
 	// Refused: the saved name stays in the heading, the typed one in the field.
 	b.post(page, rulesForm(url.Values{"name": {"  "}}, rule{"tcp", "22", "10.1.2.3", ""})).
@@ -153,7 +153,7 @@ func TestDeleteRuleset(t *testing.T) {
 	b.post(confirm, nil).expect(http.StatusNoContent).redirectsTo("/firewall/rulesets")
 	b.htmx = false
 	b.get("/firewall/rulesets").expect(http.StatusOK).contains("Ruleset “Old” deleted.", "No rulesets yet")
-	b.get("/").contains("Firewall ruleset deleted: “Old”")
+	b.get("/").contains("Firewall ruleset “Old” deleted")
 	b.post(confirm, nil).expect(http.StatusNotFound)
 }
 

@@ -102,7 +102,7 @@ func TestOwnerEndsAMembersSessionsFromMembers(t *testing.T) {
 	owner.post("/members/"+bobUser.ID+"/end-sessions", nil).redirectsTo("/members")
 	bob.get("/").redirectsTo("/sign-in?next=%2F&notice=expired")
 	owner.get("/members").contains("Every session of that member was ended (1)")
-	owner.get("/audit-events").contains("Member&#39;s sessions ended: “bob@example.com”")
+	owner.get("/audit-events").contains("Sessions of member <a href=\"/members\">bob@example.com</a> ended")
 }
 
 // Outside the 10-minute window, revealing a signing secret sends the

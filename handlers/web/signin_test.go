@@ -318,15 +318,18 @@ func TestSignInGuesserDoesNotLockOutTheOwner(t *testing.T) {
 	attacker.signIn("bob@example.com", password).redirectsTo("/")
 }
 
-// Before the first user exists nobody can sign in: the page says where
-// the setup link is. The page links to the self-service reset.
+// Before the first user exists nobody can sign in: the page tells a
+// customer to ask their administrator, and where the setup link is only
+// under a disclosure for the administrator. The page links to the
+// self-service reset.
 func TestSignInBeforeSetup(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser()
 	b.get("/sign-in").expect(http.StatusOK).
-		contains("No account exists yet", "setup link the server printed in its log",
+		contains("This service is not set up yet", "Ask your administrator",
+			"<summary>Are you the administrator?</summary>", "setup link the server printed in its log",
 			`<a href="/forgot-password">Forgot your password?</a>`)
 	e.owner("ada@example.com")
-	b.get("/sign-in").expect(http.StatusOK).lacks("No account exists yet").
+	b.get("/sign-in").expect(http.StatusOK).lacks("This service is not set up yet", "setup link").
 		contains(`<a href="/forgot-password">Forgot your password?</a>`)
 }

@@ -136,7 +136,8 @@ func (h *Handlers) ssoRefused(c *fiber.Ctx, err error) error {
 }
 
 func (h *Handlers) ssoError(c *fiber.Ctx, status int, msg, suggestion string) error {
-	v := views.SSOError{Title: "Single sign-on failed", Message: views.Sentence("", msg), Suggestion: views.Sentence("", suggestion)}
+	v := views.SSOError{Title: "Single sign-on failed", Message: views.Sentence("", customerText(msg)),
+		Suggestion: views.Sentence("", customerText(suggestion))}
 	return h.page(c, status, "Single sign-on failed", "", views.SSOErrorPage(v))
 }
 

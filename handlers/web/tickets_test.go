@@ -82,7 +82,7 @@ func TestOpenTicket(t *testing.T) {
 	if ev.ResourceName != "ticket" || ev.Action != "created" || *ev.ActorLRN != "lrn:cloud:user:"+ada.ID {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Support ticket opened")
+	b.get("/").contains("Support ticket “GPU missing” opened")
 }
 
 func TestOpenTicketShowsErrorsBesideTheFields(t *testing.T) {
@@ -94,9 +94,9 @@ func TestOpenTicketShowsErrorsBesideTheFields(t *testing.T) {
 		{"no subject", url.Values{"type": {"service_request"}, "description": {"d"}},
 			"subject", "Subject is required."},
 		{"no type", url.Values{"subject": {"s"}, "description": {"d"}},
-			"type", "Type is required (incident or service_request)."},
+			"type", "Type is required: choose Incident or Service request."},
 		{"incident without severity", url.Values{"subject": {"s"}, "type": {"incident"}, "description": {"d"}},
-			"severity", "Severity is required for incidents (sev_1, sev_2 or sev_3)."},
+			"severity", "Severity is required for incidents: choose Sev 1 (production down), Sev 2 (degraded service) or Sev 3 (minor problem or question)."},
 		{"service request with severity", url.Values{"subject": {"s"}, "type": {"service_request"}, "severity": {"sev_3"}, "description": {"d"}},
 			"severity", "Severity must not be given for service requests."},
 		{"blank description", url.Values{"subject": {"s"}, "type": {"service_request"}, "description": {"  "}},

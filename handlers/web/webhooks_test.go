@@ -133,7 +133,7 @@ func TestSetUpWebhook(t *testing.T) {
 	if ev.ResourceName != "webhook" || ev.Action != "updated" || ev.AdditionalDetails.Map()["url"] != "https://hooks.example.com/v2" {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Webhook changed", "Webhook set up")
+	b.get("/").contains("Webhook https://hooks.example.com/v2 changed", "Webhook https://hooks.example.com/v2 set up")
 	b.get("/webhook/0123456789abcdef0123456789abcdef").expect(http.StatusNotFound)
 }
 
@@ -180,7 +180,7 @@ func TestRotateWebhookToken(t *testing.T) {
 	if ev := e.events(ada, 1)[0]; ev.Action != "token_rotated" || ev.AdditionalDetails.Map()["token_changed"] != true {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Webhook token rotated")
+	b.get("/").contains("Token of webhook https://hooks.example.com/ rotated")
 }
 
 // The signing secret is shown again in a session whose user proved who
@@ -215,7 +215,7 @@ func TestRevealAndRotateWebhookSecret(t *testing.T) {
 	if ev := e.events(ada, 1)[0]; ev.Action != "secret_rotated" {
 		t.Fatalf("event %+v", ev)
 	}
-	b.get("/").contains("Webhook signing secret rotated", "Webhook signing secret revealed")
+	b.get("/").contains("Signing secret of webhook https://hooks.example.com/ rotated", "Signing secret of webhook https://hooks.example.com/ revealed")
 	e.clock.Advance(24 * time.Hour)
 	b.get("/webhook/" + ep.ID).lacks("Rotating: the previous secret")
 	// Another account's endpoint is not found, whatever the password.
@@ -244,7 +244,7 @@ func TestWebhookSwitch(t *testing.T) {
 	}
 	b.post(base+"/enabled", url.Values{"enabled": {"true"}}).expect(http.StatusSeeOther)
 	b.get(base).contains("Endpoint enabled.", "Events are delivered")
-	b.get("/").contains("Webhook disabled", "Webhook enabled")
+	b.get("/").contains("Webhook https://hooks.example.com/ disabled", "Webhook https://hooks.example.com/ enabled")
 }
 
 // A receiver that answers 410 Gone switches its endpoint off; the
@@ -260,7 +260,7 @@ func TestWebhookDisabledByGone(t *testing.T) {
 		"the receiver answered 410 Gone.", `datetime="2026-01-02T03:04:05Z"`)
 	b.get("/webhook").contains("A webhook endpoint was disabled", "because the receiver answered 410 Gone")
 	b.get("/").contains("A webhook endpoint was disabled", "cloudplane switched off https://hooks.example.com/ because the receiver answered 410 Gone.",
-		"Webhook disabled")
+		"Webhook https://hooks.example.com/ disabled")
 }
 
 // Health over the last day: success rate, latency and the last error, and
@@ -325,7 +325,7 @@ func TestDeleteWebhook(t *testing.T) {
 	if len(left) != 1 || left[0].EndpointID != other.ID {
 		t.Fatalf("deliveries left: %+v", left)
 	}
-	b.get("/").contains("Webhook deleted")
+	b.get("/").contains("Webhook https://hooks.example.com/ deleted")
 }
 
 // Endpoints are the owner's: support staff have none to see or change.
@@ -381,7 +381,7 @@ func TestWebhookDisabledAfterDaysOfFailures(t *testing.T) {
 		e.answer(500, false)
 	}
 	b := e.signedIn("ada@example.com")
-	b.get("/").contains("A webhook endpoint was disabled", "every delivery attempt failed for 5 days", "Webhook disabled")
+	b.get("/").contains("A webhook endpoint was disabled", "every delivery attempt failed for 5 days", "Webhook https://hooks.example.com/ disabled")
 	b.get("/webhook").contains("A webhook endpoint was disabled", ">Disabled</span>")
 	b.get("/webhook/"+ep.ID).contains("cloudplane switched this endpoint off", "every delivery attempt failed for 5 days")
 }
