@@ -20,12 +20,12 @@ func TestSearchPage(t *testing.T) {
 	tk := e.ticket(ada, "Training stalls")
 	b := e.signedIn("ada@example.com")
 	b.get("/").expect(http.StatusOK).contains(`action="/search"`, `id="site-search"`, `name="q"`, `aria-keyshortcuts="/ Control+K"`)
-	b.get("/search?q=" + url.QueryEscape("TRAIN")).expect(http.StatusOK).
+	b.get("/search?q="+url.QueryEscape("TRAIN")).expect(http.StatusOK).
 		contains("<h1>Search</h1>", "Results for “TRAIN”", ">Filesystems</h3>", `href="/filesystems#filesystem-`+fs.ID+`"`,
 			"train-data", ">Tickets</h3>", `href="/tickets/`+tk.ID+`"`, "Training stalls").
 		lacks("train-bob")
 	b.get("/search?q=nothing").expect(http.StatusOK).contains("Nothing found for “nothing”.")
-	b.get("/search?q=" + strings.Repeat("x", 101)).expect(http.StatusUnprocessableEntity).
+	b.get("/search?q="+strings.Repeat("x", 101)).expect(http.StatusUnprocessableEntity).
 		fieldError("q", "Search terms must be at most 100 characters.")
 }
 
