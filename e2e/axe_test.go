@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -93,11 +94,47 @@ func TestAxeOwnerPages(t *testing.T) {
 	s.api(t, key, http.MethodPost, "/filesystems", map[string]string{"name": "axe-data", "region": "us-east-1"}).
 		ok(t, http.StatusOK, nil)
 	b := s.newTab(t)
+	b.axePages("/sign-in", "/forgot-password")
 	b.signIn(o)
 	b.axePages("/", "/instances", "/instances/launch", "/ssh-keys", "/fabric", "/filesystems", "/firewall",
 		"/firewall/global", "/firewall/rulesets", "/firewall/rulesets/new", "/api-keys", "/members", "/audit-events",
 		"/tickets", "/tickets/new", "/tickets/"+ticket.ID, "/webhook", "/webhook-deliveries", "/account",
 		"/search?q=axe")
+
+	// The search field's suggestions, open.
+	b.Open("/filesystems")
+	b.Do("type into the search field", chromedp.Focus(chromedp.CSS("#site-search")), chromedp.KeyEvent("axe"))
+	b.WaitText("#search-suggest", "axe-data")
+	b.axeReport("/filesystems with search suggestions", b.axeCheck())
+
+	// At a phone's width, with the menu open too.
+	b.narrow()
+	b.axePages("/", "/instances/launch", "/tickets/"+ticket.ID, "/search?q=axe")
+	b.Do("open the menu", chromedp.Click(chromedp.CSS(".menu-toggle summary")))
+	b.axeReport("/ with the menu open at 390 px", b.axeCheck())
+}
+
+// narrow makes the tab a phone's screen, 390 by 844 CSS pixels.
+func (b *tab) narrow() {
+	b.T.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, stepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true}); err != nil {
+		b.Fail("emulate a phone: %v", err)
+	}
+}
+
+// axeReport fails the test with the violations found on what.
+func (b *tab) axeReport(what string, vs []axeViolation) {
+	b.T.Helper()
+	var report []string
+	for _, v := range vs {
+		report = append(report, fmt.Sprintf("%s: %s (%s) %s\n    %s", what, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n    ")))
+	}
+	if len(report) > 0 {
+		b.Fail("axe-core found %d serious or critical violations:\n%s", len(report), strings.Join(report, "\n"))
+	}
 }
 
 // Every page support staff reach has none either.
