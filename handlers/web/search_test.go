@@ -49,4 +49,7 @@ func TestSearchSupport(t *testing.T) {
 	b := e.signedIn("help@example.com")
 	b.get("/search?q=ada@").expect(http.StatusOK).contains(">Accounts</h3>", `href="/accounts/`+*ada.AccountID+`"`)
 	b.get("/search?q=gpu").expect(http.StatusOK).contains(`href="/tickets/`+tk.ID+`"`, "account "+*ada.AccountID)
+	// Each link leads to the object's page.
+	b.get("/tickets/" + tk.ID).expect(http.StatusOK).contains("GPU missing")
+	b.get("/accounts/" + *ada.AccountID).expect(http.StatusOK).contains("ada@example.com")
 }
