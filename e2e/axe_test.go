@@ -110,7 +110,9 @@ func TestAxeOwnerPages(t *testing.T) {
 	// At a phone's width, with the menu open too.
 	b.narrow()
 	b.axePages("/", "/instances/launch", "/tickets/"+ticket.ID, "/search?q=axe")
+	b.Shot("search page at 390 px")
 	b.Do("open the menu", chromedp.Click(chromedp.CSS(".menu-toggle summary")))
+	b.Shot("menu open at 390 px")
 	b.axeReport("/ with the menu open at 390 px", b.axeCheck())
 }
 
@@ -120,7 +122,7 @@ func (b *tab) narrow() {
 	ctx, cancel := context.WithTimeout(b.Ctx, stepTimeout)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true}); err != nil {
+		Width: 390, Height: 844, DeviceScaleFactor: 1, Mobile: true}); err != nil {
 		b.Fail("emulate a phone: %v", err)
 	}
 }
