@@ -50,8 +50,8 @@ type SearchResults struct {
 // found through an index on the lower-cased name (migration 0032), so a
 // search costs a few index probes whatever the number of objects. An
 // empty query finds nothing; a query longer than SearchMaxQuery fails with
-// CodeInvalidParameters. Anyone else than members and staff gets
-// CodeForbidden.
+// CodeInvalidParameters. Anyone who is neither a member of an account nor
+// support staff gets CodeForbidden.
 func (s *Store) Search(ctx context.Context, actor Actor, query string) (*SearchResults, error) {
 	query = strings.TrimSpace(query)
 	if utf8.RuneCountInString(query) > SearchMaxQuery {
