@@ -163,6 +163,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/account/passkeys/:id/delete", web.RequireUser, passkeysAuth, w.DeletePasskey)
 
 	app.Get("/", web.RequireUser, w.Home)
+	app.Get("/search", web.RequireUser, w.Search)
 	app.Get("/account", web.RequireUser, w.Account)
 	app.Post("/account/password", web.RequireUser, w.ChangePassword)
 	app.Post("/account/email", web.RequireUser, w.ChangeEmail)

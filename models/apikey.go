@@ -24,9 +24,9 @@ const APIKeyPrefix = "cpk_"
 // of the secret is stored; the secret is shown once.
 type APIKey struct {
 	ID         string `gorm:"primaryKey;size:32"`
-	AccountID  string `gorm:"size:32;not null;index"`
+	AccountID  string `gorm:"size:32;not null;index;index:idx_api_keys_search,priority:1"`
 	UserID     string `gorm:"size:32;not null"`
-	Name       string `gorm:"size:64;not null"`
+	Name       string `gorm:"size:64;not null;index:idx_api_keys_search,expression:lower(name),priority:2"`
 	Prefix     string `gorm:"size:16;not null;uniqueIndex"`
 	Hash       string `gorm:"size:64;not null;uniqueIndex"`
 	CreatedAt  time.Time

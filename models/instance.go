@@ -20,8 +20,8 @@ var instanceInUseStatuses = []string{InstanceBooting, InstanceActive, InstanceUn
 // by then, so no background job is needed to advance it.
 type Instance struct {
 	ID               string     `gorm:"primaryKey;size:32"`
-	AccountID        string     `gorm:"size:32;not null;index"`
-	Name             string     `gorm:"size:64;not null"`
+	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1"`
+	Name             string     `gorm:"size:64;not null;index:idx_instances_search,expression:lower(name),priority:2"`
 	RegionName       string     `gorm:"size:32;not null"`
 	InstanceTypeName string     `gorm:"size:64;not null"`
 	Status           string     `gorm:"size:16;not null;index"`

@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed app.css app.js drafts.js localtime.js passkeys.js icon.svg vendor
+//go:embed app.css app.js drafts.js localtime.js passkeys.js search.js icon.svg vendor
 var files embed.FS
 
 // Asset is one embedded file.
