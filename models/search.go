@@ -47,7 +47,7 @@ type SearchResults struct {
 // member's own), ticket subjects and webhook endpoints (whose URL contains
 // query); for support staff, accounts by an owner's or member's email and
 // tickets across accounts. Each kind gives at most SearchPerKind results,
-// found through an index on the lower-cased name (migration 0032), so a
+// found through an index on the lower-cased name (migration 0029), so a
 // search costs a few index probes whatever the number of objects. An
 // empty query finds nothing; a query longer than SearchMaxQuery fails with
 // CodeInvalidParameters. Anyone who is neither a member of an account nor
