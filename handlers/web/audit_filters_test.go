@@ -39,7 +39,7 @@ func TestAuditLogActorsAndWebhookWording(t *testing.T) {
 	}
 	b := e.signedIn("ada@example.com")
 	b.get("/audit-events").expect(http.StatusOK).
-		contains("<summary>Support ticket updated</summary>", `<td data-label="Actor">Support</td>`,
+		contains("<summary>Support ticket updated</summary>", `<td data-label="Actor"><span class="truncate" title="Support">Support</span></td>`,
 			"<summary>Webhook set up</summary>", "<summary>Webhook disabled</summary>",
 			"<summary>Webhook enabled</summary>", "<summary>Webhook token rotated</summary>",
 			`<option value="cloud.webhook">Webhook</option>`, `<option value="cloud.ticket">Support tickets</option>`).
