@@ -94,7 +94,7 @@ func TestAttachWhileWritingRefused(t *testing.T) {
 		fieldError("attachment", "Attach a file (optional) must be at least 1 (an empty file cannot be attached).")
 	b.postWithFile("/tickets/"+tk.ID+"/comments", map[string]string{"comment": ""}, "empty-too.txt", nil).
 		expect(http.StatusUnprocessableEntity).contains("Nothing was sent.")
-	page := b.get("/tickets/" + tk.ID).contains("See the file.", "No files attached.")
+	page := b.get("/tickets/"+tk.ID).contains("See the file.", "No files attached.")
 	if strings.Count(page.Body, "See the file.") != 1 {
 		t.Fatalf("the comment was sent twice or not at all")
 	}
