@@ -841,7 +841,7 @@ func TicketPage(v Ticket) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else if item.File != nil {
-				templ_7745c5c3_Err = threadFile(*item.File).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = threadFile(*item.File, !v.Support).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
