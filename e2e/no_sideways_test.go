@@ -44,12 +44,14 @@ func TestNoPageScrollsSideways(t *testing.T) {
 	s.api(t, key, http.MethodPost, "/tickets", map[string]string{"subject": "Another " + long, "type": "service_request",
 		"description": "For a webhook delivery."}).ok(t, http.StatusOK, nil)
 	problems := b.crawlWidths("owner")
+	b.emailOnOneLine(o.email)
 
 	staff := owner{email: fmt.Sprintf("a-rather-long-support-agent-name-%d@support.example-company.com", n), password: password}
 	s.cli(t, "users", "create", "--email", staff.email, "--password", staff.password, "--role", "support")
 	sb := s.newTab(t)
 	sb.signIn(staff)
 	problems = append(problems, sb.crawlWidths("support")...)
+	sb.emailOnOneLine(staff.email)
 	for _, p := range problems {
 		t.Error(p)
 	}
@@ -133,4 +135,30 @@ func (b *tab) crawlWidths(who string) []string {
 	}
 	b.T.Logf("as %s, %d pages measured at %v", who, len(seen), widths)
 	return problems
+}
+
+// emailOnOneLine checks that the header names the signed-in user's long
+// email on one line (cut with an ellipsis, never broken mid-word), with
+// the whole address in its tooltip and its text.
+func (b *tab) emailOnOneLine(email string) {
+	b.T.Helper()
+	b.Open("/")
+	var got struct {
+		Found      bool
+		Tops       int
+		Title      string
+		Text       string
+		Overflowed bool
+	}
+	b.WaitValue("the header's email", `(() => {
+  const el = Array.from(document.querySelectorAll("#site-header *")).find(e => e.children.length <= 3 && e.textContent.trim() === `+browser.JS(email)+`);
+  if (!el) return {Found: false};
+  const r = document.createRange(); r.selectNodeContents(el);
+  const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+  return {Found: true, Tops: tops.size, Title: el.title, Text: el.textContent.trim(), Overflowed: el.scrollWidth > el.clientWidth};
+})()`, &got)
+	if !got.Found || got.Tops != 1 || got.Title != email || got.Text != email {
+		b.Fail("the header shows %s on %d lines (title %q, text %q); want one line with the whole address in the title and the text", email, got.Tops, got.Title, got.Text)
+	}
+	b.T.Logf("%s: cut with an ellipsis: %v", email, got.Overflowed)
 }
