@@ -13,6 +13,7 @@ type Attachment struct {
 	ContentType string
 	Size        int64
 	Uploaded    time.Time
+	Created     time.Time // when it was attached: its place in the conversation
 }
 
 // DownloadHref leads to the file through the dashboard, which sends the

@@ -50,6 +50,7 @@ var SortOptions = []Option{{Value: "waiting", Label: "Longest waiting first"}, {
 type ThreadItem struct {
 	Comment  *Comment
 	Activity *Activity
+	File     *Attachment // a file attached at this point of the conversation
 }
 
 // Activity is a status change, an assignment change or an internal note,

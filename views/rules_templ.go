@@ -134,7 +134,7 @@ func RulesEditorTable(e RulesEditor) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</template><div class=\"rules-footer\"><button type=\"submit\" name=\"add_rule\" value=\"1\" class=\"button button-secondary button-small\" data-rule-add><span aria-hidden=\"true\">+</span> Add rule</button><div class=\"hint\"><p>Port range: one port such as <code>22</code>, a range such as <code>8000-8080</code>, or <code>1-65535</code> (every port); leave it empty with ICMP.</p><p>Source network: an IPv4 address or CIDR block, such as <code>203.0.113.7</code> or <code>203.0.113.0/24</code>; <code>0.0.0.0/0</code> is anywhere.</p></div></div></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</template><div class=\"rules-footer\"><button type=\"submit\" name=\"add_rule\" value=\"1\" class=\"button button-secondary button-small\" data-rule-add><span aria-hidden=\"true\">+</span> Add rule</button> <button type=\"submit\" name=\"my_ip\" value=\"1\" class=\"button button-secondary button-small\" aria-describedby=\"my-ip-hint\">My IP</button><div class=\"hint\"><p>Port range: one port such as <code>22</code>, a range such as <code>8000-8080</code>, or <code>1-65535</code> (every port); leave it empty with ICMP.</p><p>Source network: an IPv4 address or CIDR block, such as <code>203.0.113.7</code> or <code>203.0.113.0/24</code>; <code>0.0.0.0/0</code> is anywhere.</p><p id=\"my-ip-hint\">My IP fills the source of the new rule with the address this page was requested from (as a <code>/32</code>), then save to keep it.</p></div></div></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -226,7 +226,7 @@ func ruleRow(i string, r RuleRow) templ.Component {
 		var templ_7745c5c3_Var8 string
 		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(i)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rules.templ`, Line: 76, Col: 53}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rules.templ`, Line: 80, Col: 53}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 		if templ_7745c5c3_Err != nil {
@@ -239,7 +239,7 @@ func ruleRow(i string, r RuleRow) templ.Component {
 		var templ_7745c5c3_Var9 string
 		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(" rule " + ruleNumber(i))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rules.templ`, Line: 77, Col: 83}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/rules.templ`, Line: 81, Col: 83}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 		if templ_7745c5c3_Err != nil {

@@ -39,7 +39,7 @@ func TestAuditLogActorsAndWebhookWording(t *testing.T) {
 	}
 	b := e.signedIn("ada@example.com")
 	b.get("/audit-events").expect(http.StatusOK).
-		contains(`Support ticket <a href="/tickets/`+tk.ID+`">“It broke”</a> updated`, `<td data-label="Actor">Support</td>`,
+		contains(`Support ticket <a href="/tickets/`+tk.ID+`">“It broke”</a> updated`, `<td data-label="Actor"><span class="truncate" title="Support">Support</span></td>`,
 			`Webhook <a href="/webhook/`+ep.ID+`">https://hooks.example.com/</a> set up`,
 			`Webhook <a href="/webhook/`+ep.ID+`">https://hooks.example.com/</a> disabled`,
 			`Webhook <a href="/webhook/`+ep.ID+`">https://hooks.example.com/</a> enabled`,

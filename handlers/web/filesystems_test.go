@@ -44,7 +44,7 @@ func TestCreateFilesystem(t *testing.T) {
 		expect(http.StatusSeeOther).redirectsTo("/filesystems")
 	b.get("/filesystems").expect(http.StatusOK).
 		contains("Filesystem “training-data” created in us-west-1.", `<td class="cell-strong">training-data</td>`,
-			"California, USA", "<code>/lambda/nfs/training-data</code>", "Not mounted", "ada@example.com",
+			"California, USA", `>/lambda/nfs/training-data</code>`, "Not mounted", "ada@example.com",
 			`datetime="2026-01-02T03:04:06Z"`).lacks("No filesystems yet")
 
 	ev := e.events(ada, 1)[0]

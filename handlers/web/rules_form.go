@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,7 +71,35 @@ func parseRulesForm(c *fiber.Ctx) *rulesForm {
 		f.rows = append(f.rows, views.RuleRow{Protocol: models.ProtocolTCP})
 		f.edited = true
 	}
+	if c.FormValue("my_ip") != "" {
+		f.useMyIP(hostNetwork(c.IP()))
+	}
 	return f
+}
+
+// useMyIP fills the source of the last row when it has none (the row just
+// added), or else adds a row from network: the "My IP" button, answered
+// by the server so that it works without script.
+func (f *rulesForm) useMyIP(network string) {
+	f.edited = true
+	if n := len(f.rows); n > 0 && f.rows[n-1].SourceNetwork == "" {
+		f.rows[n-1].SourceNetwork = network
+		return
+	}
+	f.rows = append(f.rows, views.RuleRow{Protocol: models.ProtocolTCP, SourceNetwork: network})
+}
+
+// hostNetwork is the requester's address as a network of that one host:
+// a /32, or a /128 for IPv6. The address is Fiber's c.IP(), which honours
+// the trusted proxies' header and only theirs. An address that cannot be
+// read is returned as it is, for the domain to refuse beside the field.
+func hostNetwork(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()).String()
 }
 
 // ruleKey splits a form key "rules.<row>.<field>".

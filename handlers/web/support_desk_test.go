@@ -133,7 +133,7 @@ func TestSupportAccountsPages(t *testing.T) {
 func TestDeliveryLogNamesAccountsForSupport(t *testing.T) {
 	l := newDeliveryLog(t)
 	s := l.signedIn("help@example.com")
-	s.get("/webhook-deliveries").expect(http.StatusOK).contains(">ada@example.com</a>", ">bob@example.com</a>")
+	s.get("/webhook-deliveries").expect(http.StatusOK).contains(`><span class="truncate" title="ada@example.com">ada@example.com</span></a>`, `><span class="truncate" title="bob@example.com">bob@example.com</span></a>`)
 	s.get("/webhook-deliveries/" + l.failed).expect(http.StatusOK).contains(">bob@example.com</a>")
 }
 

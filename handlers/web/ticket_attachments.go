@@ -19,7 +19,7 @@ func (h *Handlers) attachments(c *fiber.Ctx, ticketID string) ([]views.Attachmen
 	}
 	out := make([]views.Attachment, len(list))
 	for i, a := range list {
-		out[i] = views.Attachment{ID: a.ID, TicketID: a.TicketID, Filename: a.Filename, ContentType: a.ContentType, Size: a.SizeBytes}
+		out[i] = views.Attachment{ID: a.ID, TicketID: a.TicketID, Filename: a.Filename, ContentType: a.ContentType, Size: a.SizeBytes, Created: a.CreatedAt}
 		if a.UploadedAt != nil {
 			out[i].Uploaded = *a.UploadedAt
 		}
@@ -63,6 +63,11 @@ func uploadedFile(c *fiber.Ctx) (models.InitiateAttachmentInput, []byte, error) 
 	if err != nil || fh == nil {
 		return models.InitiateAttachmentInput{}, nil, models.InvalidField("size_bytes", "choose a file to attach")
 	}
+	return fileInput(fh)
+}
+
+// fileInput reads an uploaded part as uploadedFile does.
+func fileInput(fh *multipart.FileHeader) (models.InitiateAttachmentInput, []byte, error) {
 	in := models.InitiateAttachmentInput{Filename: fh.Filename, ContentType: fh.Header.Get(fiber.HeaderContentType)}
 	if in.ContentType == "" {
 		in.ContentType = "application/octet-stream"

@@ -176,7 +176,19 @@ func (h *Handlers) CreateTicket(c *fiber.Ctx) error {
 		showAt(c, "/tickets/new")
 		return h.page(c, status, "Open a ticket", views.NavTickets, views.NewTicketPage(views.NewTicket{Form: form, CSRF: csrfToken(c)}))
 	}
-	if err := h.flash(c, "Ticket opened. Support answers here; add a comment if you have more to tell."); err != nil {
+	file, err := h.attachWritten(c, t.ID)
+	if err != nil {
+		form, status, err := writtenFileRefused(err, "file", "The ticket was opened.")
+		if err != nil {
+			return err
+		}
+		showAt(c, "/tickets/"+t.ID)
+		return h.ticketPage(c, status, t.ID, ticketForms{attach: form})
+	}
+	if file != "" {
+		file = " “" + file + "” is attached."
+	}
+	if err := h.flash(c, "Ticket opened."+file+" Support answers here; add a comment if you have more to tell."); err != nil {
 		return err
 	}
 	return redirect(c, "/tickets/"+t.ID)
@@ -219,6 +231,7 @@ func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, forms ticketF
 	if err := h.thread(c, &v, t); err != nil {
 		return err
 	}
+	v.Thread = threadWithFiles(v.Thread, v.Attachments)
 	if v.Support {
 		if err := h.desk(c, &v, t, forms); err != nil {
 			return err
@@ -232,8 +245,14 @@ func (h *Handlers) ticketPage(c *fiber.Ctx, status int, id string, forms ticketF
 func (h *Handlers) CommentOnTicket(c *fiber.Ctx) error {
 	id := strings.Clone(c.Params("id"))
 	form := views.Form{Values: formValues(c, "comment")}
-	_, err := h.store.UpdateTicket(c.UserContext(), actor(c), id,
-		models.UpdateTicketInput{Comment: &models.TicketCommentInput{Body: form.Value("comment")}})
+	done, file := "Comment added", ""
+	var err error
+	if onlyFile(c, form.Value("comment")) {
+		done = "File attached"
+	} else {
+		_, err = h.store.UpdateTicket(c.UserContext(), actor(c), id,
+			models.UpdateTicketInput{Comment: &models.TicketCommentInput{Body: form.Value("comment")}})
+	}
 	if err != nil {
 		status, err := formErrorAt(err, &form, map[string]string{"comment.body": "comment"})
 		if err != nil {
@@ -241,7 +260,22 @@ func (h *Handlers) CommentOnTicket(c *fiber.Ctx) error {
 		}
 		return h.ticketPage(c, status, id, ticketForms{comment: form})
 	}
-	if err := h.flash(c, "Comment added."); err != nil {
+	// The file follows the comment, so that it shows after it.
+	if file, err = h.attachWritten(c, id); err != nil {
+		saved := "Your comment was added."
+		if done == "File attached" {
+			saved = "Nothing was sent."
+		}
+		form, status, err := writtenFileRefused(err, "attachment", saved)
+		if err != nil {
+			return err
+		}
+		return h.ticketPage(c, status, id, ticketForms{comment: form})
+	}
+	if done == "File attached" {
+		done, file = "File “"+file+"” attached", ""
+	}
+	if err := h.flash(c, sentWith(done, file)); err != nil {
 		return err
 	}
 	return redirect(c, "/tickets/"+id)
