@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
 	"cloudplane/models"
@@ -19,10 +21,18 @@ const (
 // pending sign-in (its cookie), not to a session or a cookie of its own;
 // asking again replaces it, so nothing piles up.
 func (h *Handlers) SecondStepPasskeyOptions(c *fiber.Ctx) error {
+	return h.pendingPasskeyOptions(c, h.store.BeginPendingPasskey)
+}
+
+// pendingPasskeyOptions answers a half-signed-in browser with the
+// options begin makes for its pending sign-in: a signed-in browser has
+// none to ask for (409), an expired or exhausted pending sign-in is 404.
+func (h *Handlers) pendingPasskeyOptions(c *fiber.Ctx,
+	begin func(ctx context.Context, rp models.RelyingParty, token string) ([]byte, error)) error {
 	if _, u := signedIn(c); u != nil {
 		return fiber.ErrConflict
 	}
-	options, err := h.store.BeginPendingPasskey(c.UserContext(), h.rp, c.Cookies(pendingCookie))
+	options, err := begin(c.UserContext(), h.rp, c.Cookies(pendingCookie))
 	if models.IsPendingInvalid(err) {
 		return fiber.ErrNotFound
 	} else if err != nil {
@@ -69,18 +79,7 @@ func SecondStepPasskeyFormPage(c *fiber.Ctx) error { return redirect(c, secondFa
 // to make a passkey, bound to the pending sign-in as the second step's
 // are.
 func (h *Handlers) EnrolPasskeyOptions(c *fiber.Ctx) error {
-	if _, u := signedIn(c); u != nil {
-		return fiber.ErrConflict
-	}
-	options, err := h.store.BeginPendingPasskeyEnrolment(c.UserContext(), h.rp, c.Cookies(pendingCookie))
-	if models.IsPendingInvalid(err) {
-		return fiber.ErrNotFound
-	} else if err != nil {
-		return err
-	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	c.Type("json", "utf-8")
-	return c.Send(options)
+	return h.pendingPasskeyOptions(c, h.store.BeginPendingPasskeyEnrolment)
 }
 
 // EnrolPasskey meets the required enrolment with the passkey the browser
