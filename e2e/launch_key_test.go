@@ -37,6 +37,9 @@ func TestLaunchGeneratesAKeyInsideTheForm(t *testing.T) {
 		Key, Name, Host, Region, Type, Tag, Private string
 		Download                                    bool
 	}
+	// The download button is added by script after the swap: wait for it
+	// before reading the form once.
+	b.WaitJS("the generated key's download button", `!!find("#launch-ssh-key", "clickable", "^download private key$")`)
 	b.WaitValue("the form's values", `(f => ({
 		key: f.querySelector('select[name="ssh_key_names"]').value,
 		name: f.querySelector('input[name="name"]').value,
