@@ -179,7 +179,7 @@ func insertYearOfInstances(tb testing.TB, store *models.Store, accountID string,
 	rows := make([]models.Instance, n)
 	want := make(map[string]int64, n)
 	for i := range rows {
-		launch := start.Add(time.Duration(rng.Int64N(int64(350*24*time.Hour))).Truncate(time.Second))
+		launch := start.Add(time.Duration(rng.Int64N(int64(350 * 24 * time.Hour))).Truncate(time.Second))
 		price := int64(models.InstanceTypes[rng.IntN(len(models.InstanceTypes))].PriceCentsPerHour)
 		in := models.Instance{ID: models.NewID(), AccountID: accountID, Name: "i", RegionName: "us-east-1",
 			InstanceTypeName: "gpu_1x_a10", Status: models.InstanceActive, IP: "198.51.100.1", PrivateIP: "10.0.0.1",
@@ -187,7 +187,7 @@ func insertYearOfInstances(tb testing.TB, store *models.Store, accountID string,
 			PriceCentsPerHour: price}
 		stop := now
 		if rng.IntN(10) > 0 {
-			end := launch.Add(time.Duration(rng.Int64N(int64(9*24*time.Hour))).Truncate(time.Second))
+			end := launch.Add(time.Duration(rng.Int64N(int64(9 * 24 * time.Hour))).Truncate(time.Second))
 			in.Status, in.TerminatedAt = models.InstanceTerminated, &end
 			if end.Before(now) {
 				stop = end
