@@ -20,7 +20,7 @@ var instanceInUseStatuses = []string{InstanceBooting, InstanceActive, InstanceUn
 // by then, so no background job is needed to advance it.
 type Instance struct {
 	ID               string     `gorm:"primaryKey;size:32"`
-	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1"`
+	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1;index:idx_instances_usage,priority:1"`
 	Name             string     `gorm:"size:64;not null;index:idx_instances_search,expression:lower(name),priority:2"`
 	RegionName       string     `gorm:"size:32;not null"`
 	InstanceTypeName string     `gorm:"size:64;not null"`
@@ -30,8 +30,15 @@ type Instance struct {
 	PrivateIP        string     `gorm:"size:45;not null"`
 	Hostname         string     `gorm:"size:63;not null"`
 	SSHKeyNames      []string   `gorm:"serializer:json;not null"`
-	CreatedAt        time.Time  `gorm:"not null"`
+	CreatedAt        time.Time  `gorm:"not null;index:idx_instances_usage,priority:2"`
 	UpdatedAt        time.Time  `gorm:"not null"`
+
+	// PriceCentsPerHour is its type's price at launch; it keeps it when
+	// the catalogue changes (migration 0030).
+	PriceCentsPerHour int64 `gorm:"not null;default:0"`
+	// TerminatedAt is when it stops accruing: the end of its terminating
+	// phase, set when termination is asked for; nil until then.
+	TerminatedAt *time.Time
 
 	// Tags are the labels given at launch.
 	Tags []InstanceTag `gorm:"serializer:json;not null"`

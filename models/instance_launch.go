@@ -93,7 +93,7 @@ func (s *Store) createInstance(tx *gorm.DB, actor Actor, accountID string, in *L
 		InstanceTypeName: in.InstanceTypeName, Status: InstanceBooting, StatusUntil: &until,
 		IP: ip, PrivateIP: randomPrivateIP(), Hostname: in.Hostname,
 		SSHKeyNames: []string{in.SSHKeyNames[0]}, Tags: append([]InstanceTag{}, in.Tags...),
-		ImageID: imageID, CreatedAt: now, UpdatedAt: now}
+		ImageID: imageID, CreatedAt: now, UpdatedAt: now, PriceCentsPerHour: launchPrice(in.InstanceTypeName)}
 	if inst.Hostname == "" {
 		inst.Hostname = strings.ReplaceAll(ip, ".", "-")
 	}

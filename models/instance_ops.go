@@ -94,6 +94,7 @@ func (s *Store) changeInstances(ctx context.Context, actor Actor, accountID stri
 func saveInstance(tx *gorm.DB, inst *Instance) error {
 	return tx.Model(&Instance{}).Where("id = ?", inst.ID).Updates(map[string]any{
 		"name": inst.Name, "status": inst.Status, "status_until": inst.StatusUntil, "updated_at": inst.UpdatedAt,
+		"terminated_at": inst.TerminatedAt,
 	}).Error
 }
 
@@ -117,7 +118,7 @@ func (s *Store) TerminateInstances(ctx context.Context, actor Actor, in Instance
 		}
 		from := inst.Status
 		until := now.Add(s.cfg.InstanceTerminateTime)
-		inst.Status, inst.StatusUntil = InstanceTerminating, &until
+		inst.Status, inst.StatusUntil, inst.TerminatedAt = InstanceTerminating, &until, &until
 		return map[string]any{"previous_status": from}, nil
 	})
 }

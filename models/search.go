@@ -54,7 +54,7 @@ type SearchResults struct {
 // by any part of an owner's or member's email, or the account's id. Each
 // kind gives at most SearchPerKind results, found through indexes on the
 // lower-cased names (migration 0029), on ids and ticket numbers
-// (migration 0030); the searches by words and by a part of an email scan
+// (migration 0031); the searches by words and by a part of an email scan
 // and stop at the fifth found. An empty query finds nothing; a query
 // longer than SearchMaxQuery fails with CodeInvalidParameters. Anyone who
 // is neither a member of an account nor support staff gets CodeForbidden.
@@ -241,7 +241,7 @@ func apiKeysOf(actor Actor) func(*gorm.DB) *gorm.DB {
 // searchTickets searches tickets, in one account or ("") in all: by the
 // prefix of the subject (through its index), then by the number pages
 // show ("#" and the id's last eight digits, or their start: an index on
-// them, migration 0030), by the start of the id, and by the subject's
+// them, migration 0031), by the start of the id, and by the subject's
 // words (each word of the query anywhere in the subject, in any order: a
 // scan of the account's tickets, or of all for staff, that stops at the
 // fifth found).

@@ -1,4 +1,4 @@
--- 0030_composer_files_search: a file support staff attach to an internal
+-- 0031_composer_files_search: a file support staff attach to an internal
 -- note is internal too: only staff list, open and download it. Every file
 -- before this step was attached by an owner, in the open.
 -- And the search's lookups by the start of an id within an account, and

@@ -1,0 +1,254 @@
+package models
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"slices"
+	"time"
+)
+
+// UsageQuery asks for an account's usage in [Start, End). Owners, members
+// and viewers read their own account's (AccountID is ignored); support
+// staff name the account.
+type UsageQuery struct {
+	AccountID  string
+	Start, End time.Time
+}
+
+// MaxUsagePeriod is the longest period one usage query covers.
+const MaxUsagePeriod = 400 * 24 * time.Hour
+
+// Validate checks the period: both ends given, Start before End, at most
+// MaxUsagePeriod apart.
+func (q UsageQuery) Validate() error {
+	f := &FieldErrors{}
+	switch {
+	case q.Start.IsZero():
+		f.Add("start", "is required")
+	case q.End.IsZero():
+		f.Add("end", "is required")
+	case !q.Start.Before(q.End):
+		f.Add("end", "must be after start")
+	case q.End.Sub(q.Start) > MaxUsagePeriod:
+		f.Add("end", "must be at most 400 days after start")
+	}
+	return f.Err()
+}
+
+// InstanceUsage is one instance's share of a period.
+type InstanceUsage struct {
+	InstanceID        string
+	Name              string
+	InstanceTypeName  string
+	RegionName        string
+	PriceCentsPerHour int64
+	LaunchedAt        time.Time
+	TerminatedAt      *time.Time // nil while it has not been terminated
+	Minutes           int64      // minutes begun within the period
+	CostCents         int64
+}
+
+// UsageDay is the cost of one UTC day (the part of it inside the period).
+type UsageDay struct {
+	Date      time.Time // midnight UTC
+	CostCents int64
+}
+
+// UsageByType sums a period's instances of one type.
+type UsageByType struct {
+	InstanceTypeName string
+	Instances        int
+	Minutes          int64
+	CostCents        int64
+}
+
+// UsageReport is an account's usage in a period, counted up to AsOf (the
+// time of reading): running instances have cost what they have run so
+// far. TotalCents is the exact sum of Days, of Types and of Instances.
+type UsageReport struct {
+	AccountID  string
+	Start, End time.Time
+	AsOf       time.Time
+	TotalCents int64
+	Days       []UsageDay      // every UTC day meeting the period, in order
+	Types      []UsageByType   // by cost, highest first, then by name
+	Instances  []InstanceUsage // those with a minute in the period, by launch then id
+}
+
+// Usage reports the account's usage in the period. Codes:
+// CodeInvalidParameters (the period), CodeForbidden (no account),
+// CodeNotFound (support naming an unknown account).
+func (s *Store) Usage(ctx context.Context, actor Actor, q UsageQuery) (*UsageReport, error) {
+	accountID, err := s.usageAccount(ctx, actor, q.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	start, end, now := q.Start.UTC(), q.End.UTC(), s.Now()
+	spans, err := s.instanceSpans(ctx, accountID, start, end)
+	if err != nil {
+		return nil, err
+	}
+	r := &UsageReport{AccountID: accountID, Start: start, End: end, AsOf: now}
+	for d := dayStart(start); d.Before(end); d = d.AddDate(0, 0, 1) {
+		r.Days = append(r.Days, UsageDay{Date: d})
+	}
+	types := map[string]*UsageByType{}
+	for _, sp := range spans {
+		minutes, cents := sp.costBetween(start, end, now)
+		if minutes == 0 {
+			continue
+		}
+		sp.usage.Minutes, sp.usage.CostCents = minutes, cents
+		r.Instances = append(r.Instances, sp.usage)
+		r.TotalCents += cents
+		t := types[sp.usage.InstanceTypeName]
+		if t == nil {
+			t = &UsageByType{InstanceTypeName: sp.usage.InstanceTypeName}
+			types[t.InstanceTypeName] = t
+		}
+		t.Instances++
+		t.Minutes += minutes
+		t.CostCents += cents
+		sp.addDays(r.Days, start, end, now)
+	}
+	for _, t := range types {
+		r.Types = append(r.Types, *t)
+	}
+	slices.SortFunc(r.Types, func(a, b UsageByType) int {
+		return cmp.Or(cmp.Compare(b.CostCents, a.CostCents), cmp.Compare(a.InstanceTypeName, b.InstanceTypeName))
+	})
+	return r, nil
+}
+
+// MonthSpend is an account's spend in the calendar month (UTC) of AsOf.
+type MonthSpend struct {
+	Month         time.Time // the month's first instant
+	AsOf          time.Time
+	ActualCents   int64 // accrued up to AsOf
+	ForecastCents int64 // by the month's end, if what runs now keeps running
+}
+
+// MonthSpend is the account's spend this month so far and its forecast
+// to the month's end at the current rate: every instance running now is
+// counted as running until the month ends (or until its termination, when
+// it is already terminating). Readers as for Usage.
+func (s *Store) MonthSpend(ctx context.Context, actor Actor, accountID string) (*MonthSpend, error) {
+	accountID, err := s.usageAccount(ctx, actor, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return s.monthSpend(ctx, accountID, s.Now())
+}
+
+// monthSpend is MonthSpend without the reader's check, for the domain's
+// own use (budgets, launch refusals).
+func (s *Store) monthSpend(ctx context.Context, accountID string, now time.Time) (*MonthSpend, error) {
+	month := MonthStart(now)
+	next := month.AddDate(0, 1, 0)
+	spans, err := s.instanceSpans(ctx, accountID, month, next)
+	if err != nil {
+		return nil, err
+	}
+	m := &MonthSpend{Month: month, AsOf: now}
+	for _, sp := range spans {
+		_, actual := sp.costBetween(month, next, now)
+		_, forecast := sp.costBetween(month, next, next)
+		m.ActualCents += actual
+		m.ForecastCents += forecast
+	}
+	return m, nil
+}
+
+// usageAccount is the account whose usage the actor reads.
+func (s *Store) usageAccount(ctx context.Context, actor Actor, requested string) (string, error) {
+	accountID, err := actor.scope(requested)
+	if err != nil {
+		return "", err
+	}
+	if accountID == "" {
+		return "", Errorf(CodeInvalidParameters, "Name the account whose usage to read")
+	}
+	if actor.isStaff() {
+		if !IsID(accountID) {
+			return "", NotFound("account", accountID)
+		}
+		if _, err := s.Account(ctx, accountID); err != nil {
+			return "", err
+		}
+	}
+	return accountID, nil
+}
+
+// usageSpan is an instance as usage reads it.
+type usageSpan struct {
+	instanceSpan
+	usage InstanceUsage
+}
+
+// instanceSpans reads the account's instances whose life meets [start,
+// end), in launch order. It scans rows by hand: an account can hold tens
+// of thousands of instances over a year.
+func (s *Store) instanceSpans(ctx context.Context, accountID string, start, end time.Time) ([]usageSpan, error) {
+	rows, err := s.read(ctx).Raw(`SELECT id, name, instance_type_name, region_name, price_cents_per_hour,
+		created_at, terminated_at FROM instances
+		WHERE account_id = ? AND created_at < ? AND (terminated_at IS NULL OR terminated_at > ?)
+		ORDER BY created_at, id`, accountID, end, start).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []usageSpan
+	for rows.Next() {
+		var u InstanceUsage
+		var terminated sql.NullTime
+		if err := rows.Scan(&u.InstanceID, &u.Name, &u.InstanceTypeName, &u.RegionName, &u.PriceCentsPerHour,
+			&u.LaunchedAt, &terminated); err != nil {
+			return nil, err
+		}
+		u.LaunchedAt = u.LaunchedAt.UTC()
+		if terminated.Valid {
+			t := terminated.Time.UTC()
+			u.TerminatedAt = &t
+		}
+		out = append(out, usageSpan{
+			instanceSpan: instanceSpan{launch: u.LaunchedAt, terminatedAt: u.TerminatedAt, price: u.PriceCentsPerHour},
+			usage:        u,
+		})
+	}
+	return out, rows.Err()
+}
+
+// addDays adds the span's cost to each UTC day of days (which start at
+// dayStart(start)) that it ran in. Each day's cost is the difference of
+// the accrued cost at its two ends, so the days add up to the span's cost.
+func (sp usageSpan) addDays(days []UsageDay, start, end, now time.Time) {
+	from := start
+	if from.Before(sp.launch) {
+		from = sp.launch
+	}
+	stop := sp.effectiveEnd(now)
+	first := int(dayStart(from).Sub(dayStart(start)) / (24 * time.Hour))
+	for i := first; i < len(days) && days[i].Date.Before(stop); i++ {
+		lo, hi := days[i].Date, days[i].Date.AddDate(0, 0, 1)
+		if lo.Before(start) {
+			lo = start
+		}
+		if hi.After(end) {
+			hi = end
+		}
+		_, cents := sp.costBetween(lo, hi, now)
+		days[i].CostCents += cents
+	}
+}
+
+// effectiveEnd is when the span stops accruing as read at now.
+func (sp usageSpan) effectiveEnd(now time.Time) time.Time {
+	if sp.terminatedAt != nil && sp.terminatedAt.Before(now) {
+		return *sp.terminatedAt
+	}
+	return now
+}
