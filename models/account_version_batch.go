@@ -158,7 +158,9 @@ func (s *Store) queryAccountVersions(ctx context.Context, ids []string, versions
 // SQLite it cannot be cancelled once started: go-sqlite3 runs every step
 // of a cancellable query in a goroutine of its own, which cost more CPU
 // than the read itself, an indexed row that takes microseconds and never
-// waits for a writer (WAL). A context already done is refused.
+// waits for a writer (WAL). A context already done is refused. (The wait
+// for a free pool connection is then unbounded too, but the pool's other
+// holders are reads of their own bounded requests.)
 func (s *Store) versionQueryContext(ctx context.Context) (context.Context, error) {
 	if !s.db.IsSQLite() {
 		return ctx, nil
