@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"cloudplane/handlers/metrics"
 )
 
 // The access line the middleware encodes itself is, byte for byte, the
@@ -186,6 +189,47 @@ func BenchmarkAccessLine(b *testing.B) {
 					slog.String("path", "/api/v1/filesystems"), slog.String("route", "/api/v1/filesystems"),
 					slog.Int("status", 200), slog.Float64("duration_ms", 1), slog.Int("bytes", 2846),
 					slog.String("client", "127.0.0.1"), slog.String("account_id", "acc"))
+			}
+		})
+	}
+}
+
+// BenchmarkObservability is the middleware alone around a handler that
+// answers a list's worth of bytes: with the access log (into a LogWriter)
+// and request metrics, with the log alone, and with neither. The
+// differences are what observability adds to every request.
+func BenchmarkObservability(b *testing.B) {
+	body := bytes.Repeat([]byte("x"), 2846)
+	lw := NewLogWriter(io.Discard, DefaultLogBuffer, DefaultLogFlush)
+	defer lw.Close()
+	log, err := NewLogger(lw, "text", "info")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"log+metrics", Config{Log: log, Metrics: metrics.New(metrics.Build{})}},
+		{"log", Config{Log: log}},
+		{"none", Config{Log: log, NoAccessLog: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			app := fiber.New()
+			app.Use(Middleware(tc.cfg))
+			app.Get("/api/v1/filesystems", func(c *fiber.Ctx) error {
+				SetAccount(c, "acc-0123456789")
+				return c.Send(body)
+			})
+			h := app.Handler()
+			var ctx fasthttp.RequestCtx
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx.Request.Reset()
+				ctx.Response.Reset()
+				ctx.Request.Header.SetMethod(fasthttp.MethodGet)
+				ctx.Request.SetRequestURI("/api/v1/filesystems")
+				h(&ctx)
 			}
 		})
 	}
