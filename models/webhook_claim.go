@@ -15,8 +15,9 @@ const DefaultWebhookEndpointConcurrency = 4
 
 // DefaultWebhookAccountConcurrency is how many deliveries all of one
 // account's endpoints together may have in flight at once, across
-// dispatchers, unless configured: half the default workers of one
-// dispatcher, so one account whose receivers hang cannot take them all.
+// dispatchers, unless configured: an eighth of the default workers of
+// one dispatcher (webhooks.DefaultWorkers), so one account whose
+// receivers hang cannot take them all.
 const DefaultWebhookAccountConcurrency = 8
 
 // WebhookEndpointConcurrency is how many deliveries one endpoint may have

@@ -268,7 +268,10 @@ func webhooksRun(args []string) error {
 	defer release()
 
 	tc := &ticketClient{api: strings.TrimRight(*api, "/"), client: &http.Client{Timeout: 30 * time.Second,
-		Transport: &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}}}
+		// Under the server's 256 connections per address: a burst waits
+		// for a connection here instead of being refused.
+		Transport: &http.Transport{MaxConnsPerHost: 200, MaxIdleConns: 200, MaxIdleConnsPerHost: 200,
+			IdleConnTimeout: time.Minute}}}
 
 	for _, n := range parseInts(*endpointsList) {
 		if n > len(keys) {
