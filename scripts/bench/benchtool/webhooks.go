@@ -3,8 +3,8 @@ package main
 // benchtool webhooks measures webhook delivery from outside, against a
 // running cloudplane:
 //
-//	benchtool webhooks seed --database DSN --accounts 100 --receiver 127.0.0.1:18090 --keys FILE
-//	benchtool webhooks run --api URL --keys FILE --receiver 127.0.0.1:18090 [--duration 10s] [--label sqlite]
+//	benchtool webhooks seed --database DSN --accounts 100 --receiver 127.0.0.1:18191 --keys FILE
+//	benchtool webhooks run --api URL --keys FILE --receiver 127.0.0.1:18191 [--duration 10s] [--label sqlite]
 //
 // seed makes the accounts, each with one endpoint subscribed to
 // ticket.created and pointing at the receiver this tool serves (account i
@@ -68,7 +68,7 @@ func webhooksSeed(args []string) error {
 	fs := flag.NewFlagSet("webhooks seed", flag.ContinueOnError)
 	dsn := fs.String("database", "", "database to seed")
 	accounts := fs.Int("accounts", 100, "accounts with a healthy endpoint")
-	receiver := fs.String("receiver", "127.0.0.1:18090", "host:port the run's receiver listens on")
+	receiver := fs.String("receiver", "127.0.0.1:18191", "host:port the run's receiver listens on")
 	keysFile := fs.String("keys", "", "file to write one API key per line to")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -251,9 +251,9 @@ func (tc *ticketClient) create(key string) (string, time.Time, error) {
 
 func webhooksRun(args []string) error {
 	fs := flag.NewFlagSet("webhooks run", flag.ContinueOnError)
-	api := fs.String("api", "http://127.0.0.1:18087", "cloudplane's address")
+	api := fs.String("api", "http://127.0.0.1:18192", "cloudplane's address")
 	keysFile := fs.String("keys", "", "keys written by seed (the last is the hanging account's)")
-	addr := fs.String("receiver", "127.0.0.1:18090", "address to serve the receiver on")
+	addr := fs.String("receiver", "127.0.0.1:18191", "address to serve the receiver on")
 	duration := fs.Duration("duration", 10*time.Second, "length of each measurement")
 	label := fs.String("label", "sqlite", "database name for the rows")
 	endpointsList := fs.String("endpoints", "1,10,100", "endpoint counts for the throughput rows")
