@@ -73,7 +73,7 @@ func benchTicket(b *testing.B, store *models.Store, actor models.Actor) string {
 }
 
 // BenchmarkDeliveryThroughput: b.N events are queued while no dispatcher
-// runs, then one dispatcher (default 16 workers) delivers them all to a
+// runs, then one dispatcher (default 64 workers) delivers them all to a
 // local receiver; deliveries/s is the figure.
 func BenchmarkDeliveryThroughput(b *testing.B) {
 	store, actor, arrivals := benchSetup(b)

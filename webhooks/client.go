@@ -37,9 +37,12 @@ func newClient(cfg Config) *http.Client {
 		TLSHandshakeTimeout:    cfg.Timeout,
 		ResponseHeaderTimeout:  cfg.Timeout,
 		MaxResponseHeaderBytes: maxResponseHeaderBytes,
-		MaxIdleConns:           4 * cfg.Workers,
-		MaxIdleConnsPerHost:    cfg.Workers,
-		IdleConnTimeout:        90 * time.Second,
+		// Idle connections stay within the descriptors cmd/cloudplane
+		// keeps beside client connections (fdReserve) at the default
+		// workers: at most Workers busy plus 2*Workers idle.
+		MaxIdleConns:        2 * cfg.Workers,
+		MaxIdleConnsPerHost: cfg.Workers,
+		IdleConnTimeout:     90 * time.Second,
 	}
 	return &http.Client{
 		Transport: transport,

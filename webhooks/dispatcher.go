@@ -29,10 +29,15 @@ var DefaultSchedule = []time.Duration{
 	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour,
 }
 
-// Defaults of Config.
+// Defaults of Config. DefaultWorkers is sized for throughput: a delivery
+// holds its worker across two database round trips (the claim and the
+// attempt's record) besides the request, so the attempts in flight, not
+// the CPU, bound deliveries per second; 16 held one server to a few
+// hundred a second to 100 endpoints (issue 24's webhook benchmark). A
+// worker is a goroutine and at most one connection.
 const (
 	DefaultTimeout       = 15 * time.Second
-	DefaultWorkers       = 16
+	DefaultWorkers       = 64
 	DefaultPollInterval  = 5 * time.Second
 	DefaultShutdownGrace = 10 * time.Second
 )
@@ -101,6 +106,9 @@ type Dispatcher struct {
 	backlog  atomic.Bool   // the last claim filled every worker or held deliveries back: more may be due
 	busy     endpointLoad  // attempts in flight here, per endpoint
 	working  deliverySet   // the deliveries this dispatcher's workers hold
+	due      *time.Time    // NextWebhookDue's last answer (Run's goroutine only)
+	dueAsked time.Time     // when it was asked; zero: never
+	dueStale atomic.Bool   // a retry was scheduled since: ask again
 }
 
 // New returns a dispatcher over store.
@@ -271,13 +279,36 @@ func (d *Dispatcher) nextPoll(ctx context.Context, last claimOutcome) time.Durat
 	if last == heldBack {
 		floor = heldBackPoll
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.lease/2)
-	defer cancel()
-	due, err := d.store.NextWebhookDue(ctx)
+	due, err := d.nextDue(ctx)
 	if err != nil || due == nil {
 		return wait
 	}
 	return min(wait, max(due.Sub(d.store.Now()), floor))
+}
+
+// dueReuse is how long the answer of NextWebhookDue is reused. Under a
+// stream of events the loop runs once per commit, and asking again each
+// time cost a tenth of a busy server's CPU (issue 24's webhook benchmark)
+// for an answer those commits' wake-ups make moot: what is due now is
+// claimed anyway. The answer is as stale as it was after a sleep of this
+// length, which the 50 ms floor already allows, except that a retry this
+// dispatcher schedules makes it ask again.
+const dueReuse = 50 * time.Millisecond
+
+// nextDue is NextWebhookDue, asked at most once per dueReuse.
+func (d *Dispatcher) nextDue(ctx context.Context) (*time.Time, error) {
+	now := time.Now()
+	if !d.dueStale.Swap(false) && !d.dueAsked.IsZero() && now.Sub(d.dueAsked) < dueReuse {
+		return d.due, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.lease/2)
+	defer cancel()
+	due, err := d.store.NextWebhookDue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.due, d.dueAsked = due, now
+	return due, nil
 }
 
 // heldBackPoll is how often the dispatcher looks for due deliveries while
@@ -305,6 +336,9 @@ func (d *Dispatcher) deliver(ctx context.Context, job models.DeliveryJob) {
 	if err := d.keep(models.AttemptRecord{Job: job, Attempt: attempt, Decision: dec}); err != nil {
 		d.cfg.Log.Error("webhooks: recording an attempt failed", "delivery", job.DeliveryID, "err", err)
 		return
+	}
+	if dec.RetryAt != nil {
+		d.dueStale.Store(true)
 	}
 	d.logAttempt(job, attempt, dec)
 	d.cfg.Metrics.WebhookDelivery(outcome(attempt, dec))

@@ -3,6 +3,7 @@
 //	benchtool seed --database PATH --accounts 100 --filesystems 10 --keys FILE [--filesystem-quota N]
 //	benchtool startup --binary PATH
 //	benchtool pgdb create|drop --url URL
+//	benchtool webhooks seed|run ... (webhooks.go)
 //
 // seed builds the benchmark's accounts through the same domain operations
 // the API uses; startup times a fresh process from exec to a 200 on /healthz;
@@ -26,7 +27,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchtool seed|startup|pgdb [flags]")
+		fmt.Fprintln(os.Stderr, "usage: benchtool seed|startup|pgdb|webhooks [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -37,6 +38,8 @@ func main() {
 		err = startup(os.Args[2:])
 	case "pgdb":
 		err = pgdb(os.Args[2:])
+	case "webhooks":
+		err = webhooksCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
