@@ -259,6 +259,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/ssh-keys/:id/delete", web.RequireUser, w.DeleteSSHKey)
 	app.Get("/audit-events", web.RequireUser, w.AuditEvents)
 	app.Get("/audit-events/export", web.RequireUser, w.ExportAuditEvents)
+	app.Get("/budget", web.RequireUser, w.Budget)
+	app.Post("/budget", web.RequireUser, w.SaveBudget)
 
 	app.Get("/tickets", web.RequireUser, w.Tickets)
 	app.Post("/tickets", web.RequireUser, w.CreateTicket)

@@ -34,6 +34,11 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v.Alerts = append(v.Alerts, webhook...)
+	budget, err := h.overviewBudgetAlerts(c)
+	if err != nil {
+		return err
+	}
+	v.Alerts = append(v.Alerts, budget...)
 	emails, err := h.actorEmails(c, a, events)
 	if err != nil {
 		return err
