@@ -37,6 +37,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	v1 := app.Group("/api/v1", guard.Authenticate, idempotency.Handle)
 
 	v1.Get("/regions", a.Regions)
+	v1.Get("/budget", a.Budget)
+	v1.Put("/budget", a.SetBudget)
 	v1.Get("/audit-events", a.AuditEvents)
 
 	v1.Get("/filesystems", a.Filesystems)

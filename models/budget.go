@@ -27,12 +27,12 @@ const MaxBudgetCents = 1_000_000_000
 
 // BudgetInput is what an owner sets. The dashboard sends Amount, dollars
 // as typed ("1250", "1,250.5", "$1250.50"); the API sends AmountCents.
-// Exactly one of them is used: AmountCents when it is set. An amount of
-// zero (or an empty Amount) removes the budget.
+// AmountCents is used when it is set; one of them is required. An amount
+// of zero (or an empty Amount) removes the budget.
 type BudgetInput struct {
-	Amount       string
-	AmountCents  *int64
-	StopLaunches bool
+	Amount       *string `json:"-"`
+	AmountCents  *int64  `json:"amount_cents"`
+	StopLaunches bool    `json:"stop_launches"`
 }
 
 // cents validates the input and returns the budget in cents, or
@@ -45,7 +45,10 @@ func (in BudgetInput) cents() (int64, error) {
 		}
 		return c, nil
 	}
-	c, err := ParseDollars(in.Amount)
+	if in.Amount == nil {
+		return 0, InvalidField("amount_cents", "is required (0 removes the budget)")
+	}
+	c, err := ParseDollars(*in.Amount)
 	if err != nil {
 		return 0, InvalidField("amount", err.Error())
 	}

@@ -33,16 +33,16 @@ func TestSetBudgetIsOwnersAndAudited(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	member, _ := modelstest.Member(t, f.store, f.alice, "mia@example.com", models.RoleMember)
-	if _, err := f.store.SetBudget(ctx, member, models.BudgetInput{Amount: "10"}); models.ErrorCode(err) != models.CodeInsufficientScope {
+	if _, err := f.store.SetBudget(ctx, member, models.BudgetInput{Amount: dollars("10")}); models.ErrorCode(err) != models.CodeInsufficientScope {
 		t.Fatalf("member sets a budget: %v", err)
 	}
-	_, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: "10.123"})
+	_, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: dollars("10.123")})
 	if e, ok := models.AsError(err); !ok || e.Code != models.CodeInvalidParameters || e.Fields["amount"] == "" {
 		t.Fatalf("three decimals: %v", err)
 	}
 	before := modelstest.AuditCount(t, f.store, f.alice.AccountID, "budget")
 	for range 2 { // the second changes nothing and records nothing
-		if _, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: "1,250.50", StopLaunches: true}); err != nil {
+		if _, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: dollars("1,250.50"), StopLaunches: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,7 +86,7 @@ func (f *fixture) budgetAccount(t *testing.T, stop bool) {
 		EventTypes: []string{models.EventBillingBudgetThreshold}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: "10", StopLaunches: stop}); err != nil {
+	if _, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: dollars("10"), StopLaunches: stop}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -165,7 +165,7 @@ func TestBudgetStopsLaunchesNotInstances(t *testing.T) {
 		t.Fatalf("a running instance was stopped: %s", d.Status)
 	}
 	// Without the option the budget only warns.
-	if _, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: "10"}); err != nil {
+	if _, err := f.store.SetBudget(ctx, f.alice, models.BudgetInput{Amount: dollars("10")}); err != nil {
 		t.Fatal(err)
 	}
 	f.launch(t, f.alice, launchInput("us-east-1", 1))
@@ -219,3 +219,5 @@ func TestBudgetThresholdsOnceAcrossReplicas(t *testing.T) {
 		t.Errorf("%d mails (one per owner and threshold: 8) and %d deliveries (alice's endpoint: 4)", c.mails, c.deliveries)
 	}
 }
+
+func dollars(s string) *string { return &s }

@@ -19,9 +19,10 @@ func (h *Handlers) Budget(c *fiber.Ctx) error {
 // and the "stop new launches" box. A refused amount is shown beside its
 // field (422) and nothing changes.
 func (h *Handlers) SaveBudget(c *fiber.Ctx) error {
-	in := models.BudgetInput{Amount: c.FormValue("amount"), StopLaunches: c.FormValue("stop_launches") == "on"}
+	amount := c.FormValue("amount")
+	in := models.BudgetInput{Amount: &amount, StopLaunches: c.FormValue("stop_launches") == "on"}
 	if _, err := h.store.SetBudget(c.UserContext(), actor(c), in); err != nil {
-		form := &views.Form{Values: map[string]string{"amount": in.Amount, "stop_launches": c.FormValue("stop_launches")}}
+		form := &views.Form{Values: map[string]string{"amount": amount, "stop_launches": c.FormValue("stop_launches")}}
 		status, err := formError(err, form)
 		if err != nil {
 			return err

@@ -54,7 +54,7 @@ func TestBudgetBannerAndLaunchRefusal(t *testing.T) {
 	e.clock.Set(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	inst := modelstest.InsertInstance(t, e.store, models.Instance{AccountID: *ada.AccountID, Status: models.InstanceActive,
 		PriceCentsPerHour: 75})
-	if _, err := e.store.SetBudget(t.Context(), ada.Actor(), models.BudgetInput{Amount: "10", StopLaunches: true}); err != nil {
+	if _, err := e.store.SetBudget(t.Context(), ada.Actor(), models.BudgetInput{Amount: dollars("10"), StopLaunches: true}); err != nil {
 		t.Fatal(err)
 	}
 	// Sessions end when idle, so each hour later signs in again.
@@ -75,3 +75,5 @@ func TestBudgetBannerAndLaunchRefusal(t *testing.T) {
 	}
 	at(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)).get("/") // a new month, before its first minute.expect(http.StatusOK).lacks("of the budget")
 }
+
+func dollars(s string) *string { return &s }
