@@ -31,7 +31,8 @@ func TestBudgetThresholdMailReachesOwnersOnly(t *testing.T) {
 	if _, err := store.SetBudget(ctx, owner.Actor(), models.BudgetInput{AmountCents: ptrTo(int64(1000))}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := notified(t, srv, 1, "cloudplane: your account reached a budget threshold")
+	// Two messages: the member was told they joined, and the owner of the threshold.
+	msgs := notified(t, srv, 2, "cloudplane: your account reached a budget threshold")
 	checkNotice(t, msgs, "ada@example.com", "/usage", "has reached 50% of its monthly budget of $10.00: $6.75 so far.",
 		baseURL+"/budget", "My account&#39;s spend this month reached a budget threshold")
 }
