@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -221,3 +222,31 @@ func TestBudgetThresholdsOnceAcrossReplicas(t *testing.T) {
 }
 
 func dollars(s string) *string { return &s }
+
+// The event catalogue lists billing.budget_threshold with an example of
+// the very shape a real event has, and endpoints may subscribe to it.
+func TestBudgetEventInCatalogue(t *testing.T) {
+	if !slices.Contains(models.WebhookEventTypes, models.EventBillingBudgetThreshold) ||
+		!slices.Contains(models.SubscribableEventTypes, models.EventBillingBudgetThreshold) {
+		t.Fatal("billing.budget_threshold is not in the catalogue or not subscribable")
+	}
+	raw, err := models.ExampleWebhookEvent(models.EventBillingBudgetThreshold, utc(2026, 11, 26, 12, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Type string
+		Data map[string]any
+	}
+	if err := json.Unmarshal([]byte(raw), &env); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"account", "month", "threshold", "kind", "budget_cents", "actual_cents", "forecast_cents"} {
+		if _, ok := env.Data[k]; !ok {
+			t.Errorf("example lacks %q: %s", k, raw)
+		}
+	}
+	if env.Type != models.EventBillingBudgetThreshold || env.Data["month"] != "2026-11" {
+		t.Fatalf("example %s", raw)
+	}
+}

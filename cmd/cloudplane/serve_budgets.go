@@ -16,12 +16,5 @@ const budgetSweepEvery = time.Minute
 // startBudgetSweep runs models.SweepBudgets now and every budgetSweepEvery
 // until stop is called (see startSweep).
 func startBudgetSweep(store *models.Store, log *slog.Logger) (stop func()) {
-	return startSweep(budgetSweepEvery, store.SweepBudgets, func(n int, err error) {
-		switch {
-		case err != nil:
-			log.Error("budget sweep failed", "err", err)
-		case n > 0:
-			log.Info("budget thresholds sent", "thresholds", n)
-		}
-	})
+	return startSweep(budgetSweepEvery, store.SweepBudgets, sweepLog(log, "budget sweep failed", "budget thresholds sent", "thresholds"))
 }

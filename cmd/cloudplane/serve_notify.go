@@ -17,14 +17,20 @@ const notifySweepEvery = time.Minute
 // startNotificationSweep runs models.SweepNotifications now and every
 // notifySweepEvery until stop is called (see startSweep).
 func startNotificationSweep(store *models.Store, log *slog.Logger) (stop func()) {
-	return startSweep(notifySweepEvery, store.SweepNotifications, func(n int, err error) {
+	return startSweep(notifySweepEvery, store.SweepNotifications,
+		sweepLog(log, "notification sweep failed", "notifications queued", "mails"))
+}
+
+// sweepLog logs a sweep's failure, or what it did when it did anything.
+func sweepLog(log *slog.Logger, failed, done, unit string) func(int, error) {
+	return func(n int, err error) {
 		switch {
 		case err != nil:
-			log.Error("notification sweep failed", "err", err)
+			log.Error(failed, "err", err)
 		case n > 0:
-			log.Info("notifications queued", "mails", n)
+			log.Info(done, unit, n)
 		}
-	})
+	}
 }
 
 // startSweep runs sweep now and every every until stop is called, telling
