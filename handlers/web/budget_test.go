@@ -65,7 +65,8 @@ func TestBudgetBannerAndLaunchRefusal(t *testing.T) {
 	b.get("/").expect(http.StatusOK).contains("This month&#39;s spend is forecast to go over the budget",
 		"$5.25 of this month&#39;s $10.00 budget is spent; at the current rate the month ends at $558.00.", `<a href="/usage">See your usage`, `<a href="/budget">Review the budget`)
 	b = at(time.Date(2026, 3, 1, 14, 0, 0, 0, time.UTC)) // 1050 cents
-	b.get("/").expect(http.StatusOK).contains("reached 100% of the budget", "New launches are refused")
+	b.get("/").expect(http.StatusOK).contains("reached 100% of the budget", "New launches are refused",
+		"Monthly budget changed", "Budget threshold reached")
 	b.get("/instances/launch")
 	b.postMultipart("/instances", url.Values{"region_name": {"us-east-1"}, "instance_type_name": {"gpu_1x_a10"},
 		"ssh_key_names": {"laptop"}}).expect(http.StatusForbidden).
