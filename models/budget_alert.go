@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -111,8 +112,8 @@ func (s *Store) EvaluateBudget(ctx context.Context, accountID string) (int, erro
 	if err != nil {
 		return 0, translate(err)
 	}
-	if len(crossedThresholds(b.AmountCents, spend)) == 0 {
-		return 0, nil
+	if pending, err := s.unsentThresholds(ctx, accountID, b.AmountCents, spend); err != nil || !pending {
+		return 0, translate(err)
 	}
 	sent := 0
 	err = s.write(ctx, func(tx *gorm.DB) error {
@@ -144,6 +145,26 @@ func (s *Store) EvaluateBudget(ctx context.Context, accountID string) (int, erro
 		s.wakeMail()
 	}
 	return sent, nil
+}
+
+// unsentThresholds reports whether spend reached a threshold its month
+// has no alert for yet: most sweeps find none, and need no write.
+func (s *Store) unsentThresholds(ctx context.Context, accountID string, budget int64, spend *MonthSpend) (bool, error) {
+	crossed := crossedThresholds(budget, spend)
+	if len(crossed) == 0 {
+		return false, nil
+	}
+	var sent []BudgetAlert
+	if err := s.read(ctx).Select("kind", "percent").Where("account_id = ? AND month = ?", accountID, monthKey(spend.Month)).
+		Find(&sent).Error; err != nil {
+		return false, err
+	}
+	for _, t := range crossed {
+		if !slices.ContainsFunc(sent, func(a BudgetAlert) bool { return a.Kind == t.Kind && a.Percent == t.Percent }) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // sendBudgetAlert inserts a unless its month already has it, and then

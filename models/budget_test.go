@@ -250,3 +250,26 @@ func TestBudgetEventInCatalogue(t *testing.T) {
 		t.Fatalf("example %s", raw)
 	}
 }
+
+// Two replicas that both read a threshold as unsent both try to send it:
+// the unique row lets the first one through and turns the second into
+// nothing, with no second mail, event or audit event.
+func TestBudgetAlertSentOnceWhenBothReplicasTry(t *testing.T) {
+	f := newFixture(t)
+	f.clock.Set(utc(2026, 8, 1, 0, 0, 0))
+	f.budgetAccount(t, false) // no spend yet: nothing sent
+	a := models.BudgetAlert{AccountID: f.alice.AccountID, Month: "2026-08", Kind: models.BudgetActual, Percent: 50,
+		BudgetCents: 1000, ActualCents: 500, ForecastCents: 900, CreatedAt: f.clock.Now()}
+	replica := modelstest.OpenAt(t, f.dsn, models.WithClock(f.clock.Now), models.WithConfig(f.cfg))
+	first, err := f.store.SendBudgetAlert(context.Background(), a)
+	if err != nil || !first {
+		t.Fatalf("first: %v, %v", first, err)
+	}
+	second, err := replica.SendBudgetAlert(context.Background(), a)
+	if err != nil || second {
+		t.Fatalf("second: %v, %v", second, err)
+	}
+	if c := f.budgetCounts(t, f.alice.AccountID); c != (budgetCounts{1, 1, 1, 1, 1}) {
+		t.Fatalf("%+v, want one of each", c)
+	}
+}
