@@ -12,8 +12,10 @@
 // every test gets its own tab in its own browser context (no shared
 // cookies) and, apart from the first-run setup, its own owner and account
 // created with `cloudplane users create`, so tests do not see each other's
-// resources. Every page a flow visits is saved as a full-page PNG, 1280
-// CSS pixels wide, in $CLOUDPLANE_E2E_SHOTS or else a new
+// resources. Every page a flow visits is saved as a full-page PNG, as
+// wide as the viewport (1280 CSS pixels, or 390 where a test narrows it;
+// the sideways test saves every page at both), in
+// $CLOUDPLANE_E2E_SHOTS or else a new
 // $TMPDIR/cloudplane-e2e-shots-*; the server's log is saved there too.
 //
 // Finding things: flows find controls by their label, buttons and links

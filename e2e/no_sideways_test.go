@@ -19,12 +19,28 @@ var widths = []struct{ w, h int64 }{{browser.ViewWidth, browser.ViewHeight}, {39
 // No dashboard page scrolls sideways at 1280 or 390 CSS pixels, as an
 // owner or as support staff, with long values (a long email, names,
 // subjects, URLs) in them: every page reachable by the links of the pages
-// signed in, one of each route, is loaded and measured at both widths.
+// signed in, one of each route, is loaded, measured and saved as a
+// screenshot at both widths.
 func TestNoPageScrollsSideways(t *testing.T) {
 	s := need(t)
+	b, sb, o, staff := s.longValuePages(t)
+	problems := b.crawlWidths("owner")
+	b.emailOnOneLine(o.email)
+	problems = append(problems, sb.crawlWidths("support")...)
+	sb.emailOnOneLine(staff.email)
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// longValuePages makes an owner whose account holds one of each object
+// with long values (a long email, names, subjects, URLs) and a support
+// user with a long email, each signed in in a tab of their own.
+func (s *suite) longValuePages(t *testing.T) (ownerTab, staffTab *tab, o, staff owner) {
+	t.Helper()
 	s.firstOwner(t)
 	n := owners.Add(1)
-	o := owner{email: fmt.Sprintf("a-rather-long-mailbox-name-for-layout-checks-%d@engineering.example-company.com", n), password: password}
+	o = owner{email: fmt.Sprintf("a-rather-long-mailbox-name-for-layout-checks-%d@engineering.example-company.com", n), password: password}
 	s.cli(t, "users", "create", "--email", o.email, "--password", o.password)
 	key := s.apiKey(t, o)
 	long := "a-long-name-without-any-spaces-to-break-it-" + strings.Repeat("x", 21)
@@ -35,26 +51,20 @@ func TestNoPageScrollsSideways(t *testing.T) {
 	s.api(t, key, http.MethodPost, "/tickets", map[string]string{"subject": "Subject " + long, "type": "service_request",
 		"description": "A description with a long word: " + long + strings.Repeat(" and then some words", 20)}).ok(t, http.StatusOK, nil)
 
-	b := s.newTab(t)
-	b.signIn(o)
-	b.Open("/webhook")
-	b.Fill("main", "^URL$", "https://hooks.example.com/"+long+"/"+long)
-	b.Press("main", "^Add endpoint$")
-	b.WaitText("main", "Your endpoint is set up")
+	ownerTab = s.newTab(t)
+	ownerTab.signIn(o)
+	ownerTab.Open("/webhook")
+	ownerTab.Fill("main", "^URL$", "https://hooks.example.com/"+long+"/"+long)
+	ownerTab.Press("main", "^Add endpoint$")
+	ownerTab.WaitText("main", "Your endpoint is set up")
 	s.api(t, key, http.MethodPost, "/tickets", map[string]string{"subject": "Another " + long, "type": "service_request",
 		"description": "For a webhook delivery."}).ok(t, http.StatusOK, nil)
-	problems := b.crawlWidths("owner")
-	b.emailOnOneLine(o.email)
 
-	staff := owner{email: fmt.Sprintf("a-rather-long-support-agent-name-%d@support.example-company.com", n), password: password}
+	staff = owner{email: fmt.Sprintf("a-rather-long-support-agent-name-%d@support.example-company.com", n), password: password}
 	s.cli(t, "users", "create", "--email", staff.email, "--password", staff.password, "--role", "support")
-	sb := s.newTab(t)
-	sb.signIn(staff)
-	problems = append(problems, sb.crawlWidths("support")...)
-	sb.emailOnOneLine(staff.email)
-	for _, p := range problems {
-		t.Error(p)
-	}
+	staffTab = s.newTab(t)
+	staffTab.signIn(staff)
+	return ownerTab, staffTab, o, staff
 }
 
 // skipPath are links that are not pages to look at: they sign out, start
@@ -65,11 +75,11 @@ var skipPath = regexp.MustCompile(`^/(sign-out|static/|sso/)|/(download|export|c
 // once per route, whatever the object.
 var idSegment = regexp.MustCompile(`/[^/]*[0-9][^/]*`)
 
-// crawlWidths visits the pages linked from the overview, and from them,
-// one per route, and returns what scrolls sideways at which width.
-func (b *tab) crawlWidths(who string) []string {
+// eachPage visits the pages linked from the overview, and from them, one
+// per route (at most 80), calling visit on each page once it has loaded
+// at 1280 px; visit may change the viewport, which is reset after it.
+func (b *tab) eachPage(who string, visit func(path, route string)) {
 	b.T.Helper()
-	var problems []string
 	seen := map[string]bool{}
 	queue := []string{"/"}
 	for len(queue) > 0 && len(seen) < 80 {
@@ -82,6 +92,30 @@ func (b *tab) crawlWidths(who string) []string {
 		seen[route] = true
 		b.Open(path)
 		b.Settled()
+		visit(path, route)
+		b.Do("reset the viewport", chromedp.EmulateViewport(browser.ViewWidth, browser.ViewHeight))
+		var links []string
+		if err := b.EvalJS(`Array.from(document.querySelectorAll("a[href^='/']")).map(a => a.getAttribute("href").split(/[?#]/)[0])`, &links); err != nil {
+			b.Fail("read the links of %s: %v", path, err)
+		}
+		for _, l := range links {
+			if !skipPath.MatchString(l) && !seen[idSegment.ReplaceAllString(l, "/:id")] {
+				queue = append(queue, l)
+			}
+		}
+	}
+	if len(seen) < 10 {
+		b.Fail("as %s only %d pages were reached: %v", who, len(seen), seen)
+	}
+	b.T.Logf("as %s, %d pages visited", who, len(seen))
+}
+
+// crawlWidths visits every page (eachPage) and returns what scrolls
+// sideways at which width, saving a screenshot of each page at each width.
+func (b *tab) crawlWidths(who string) []string {
+	b.T.Helper()
+	var problems []string
+	b.eachPage(who, func(path, route string) {
 		for _, w := range widths {
 			b.Do(fmt.Sprintf("set the viewport to %d", w.w), chromedp.EmulateViewport(w.w, w.h))
 			var got struct {
@@ -114,26 +148,10 @@ func (b *tab) crawlWidths(who string) []string {
 			if got.Scroll > got.Client {
 				problems = append(problems, fmt.Sprintf("as %s, %s at %d px scrolls sideways: %d px wide in %d; widest: %s",
 					who, path, w.w, got.Scroll, got.Client, strings.Join(got.Wide, " | ")))
-				if w.w == browser.ViewWidth {
-					b.Shot(fmt.Sprintf("%s scrolls sideways %s", who, route))
-				}
 			}
+			b.Shot(fmt.Sprintf("%s %s at %d", who, route, w.w))
 		}
-		b.Do("reset the viewport", chromedp.EmulateViewport(browser.ViewWidth, browser.ViewHeight))
-		var links []string
-		if err := b.EvalJS(`Array.from(document.querySelectorAll("a[href^='/']")).map(a => a.getAttribute("href").split(/[?#]/)[0])`, &links); err != nil {
-			b.Fail("read the links of %s: %v", path, err)
-		}
-		for _, l := range links {
-			if !skipPath.MatchString(l) && !seen[idSegment.ReplaceAllString(l, "/:id")] {
-				queue = append(queue, l)
-			}
-		}
-	}
-	if len(seen) < 10 {
-		b.Fail("as %s only %d pages were reached: %v", who, len(seen), seen)
-	}
-	b.T.Logf("as %s, %d pages measured at %v", who, len(seen), widths)
+	})
 	return problems
 }
 

@@ -38,6 +38,8 @@ type Config struct {
 	ProxyHeader string
 	// Metrics records requests and sign-in failures; nil switches them off.
 	Metrics *metrics.Metrics
+	// NoAccessLog switches the access log off (--access-log=false).
+	NoAccessLog bool
 	// Dependencies are checked by /readyz besides the database.
 	Dependencies []Dependency
 	// MailLinksOnPage shows an inviting owner the invitation link once,
@@ -116,7 +118,8 @@ func New(cfg Config) *fiber.App {
 		EnableIPValidation:      true,
 	})
 	guard := api.NewGuard(cfg.Store, cfg.Limits, cfg.Log)
-	app.Use(observe.Middleware(observe.Config{Log: cfg.Log, Metrics: cfg.Metrics, TrustProxies: len(cfg.TrustedProxies) > 0}))
+	app.Use(observe.Middleware(observe.Config{Log: cfg.Log, Metrics: cfg.Metrics,
+		TrustProxies: len(cfg.TrustedProxies) > 0, NoAccessLog: cfg.NoAccessLog}))
 	app.Use(describeRateLimits(guard)) // second: every answer below has them
 	app.Use(refuseOverCap)             // connections past LimitPerAddress's cap
 	app.Use(recover.New(recover.Config{

@@ -40,15 +40,20 @@ func bumpAccountVersion(tx *gorm.DB, accountID string) error {
 // both SQLite and PostgreSQL.
 const accountVersionSQL = "SELECT version FROM account_versions WHERE account_id = $1"
 
-// accountVersion reads the account's current version, 0 for an account
-// never changed. It is on every cached read's path, so it skips GORM.
-func (s *Store) accountVersion(ctx context.Context, accountID string) (int64, error) {
+// queryAccountVersion reads the account's current version, 0 for an
+// account never changed. It is on every cached read's path, so it skips
+// GORM; accountVersion (account_version_batch.go) calls it.
+func (s *Store) queryAccountVersion(ctx context.Context, accountID string) (int64, error) {
 	stmt, err := s.db.Prepare(ctx, accountVersionSQL)
 	if err != nil {
 		return 0, err
 	}
+	qctx, err := s.versionQueryContext(ctx)
+	if err != nil {
+		return 0, err
+	}
 	var v int64
-	err = stmt.QueryRowContext(ctx, accountID).Scan(&v)
+	err = stmt.QueryRowContext(qctx, accountID).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

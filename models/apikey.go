@@ -23,8 +23,8 @@ const APIKeyPrefix = "cpk_"
 // APIKey lets a script act as the user who created it. Only the SHA-256
 // of the secret is stored; the secret is shown once.
 type APIKey struct {
-	ID         string `gorm:"primaryKey;size:32"`
-	AccountID  string `gorm:"size:32;not null;index;index:idx_api_keys_search,priority:1"`
+	ID         string `gorm:"primaryKey;size:32;index:idx_api_keys_account_ids,priority:2"`
+	AccountID  string `gorm:"size:32;not null;index;index:idx_api_keys_search,priority:1;index:idx_api_keys_account_ids,priority:1"`
 	UserID     string `gorm:"size:32;not null"`
 	Name       string `gorm:"size:64;not null;index:idx_api_keys_search,expression:lower(name),priority:2"`
 	Prefix     string `gorm:"size:16;not null;uniqueIndex"`

@@ -19,8 +19,8 @@ var instanceInUseStatuses = []string{InstanceBooting, InstanceActive, InstanceUn
 // terminating) ends at StatusUntil; reads report the status it has reached
 // by then, so no background job is needed to advance it.
 type Instance struct {
-	ID               string     `gorm:"primaryKey;size:32"`
-	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1;index:idx_instances_usage,priority:1"`
+	ID               string     `gorm:"primaryKey;size:32;index:idx_instances_account_ids,priority:2"`
+	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1;index:idx_instances_usage,priority:1;index:idx_instances_account_ids,priority:1"`
 	Name             string     `gorm:"size:64;not null;index:idx_instances_search,expression:lower(name),priority:2"`
 	RegionName       string     `gorm:"size:32;not null"`
 	InstanceTypeName string     `gorm:"size:64;not null"`

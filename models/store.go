@@ -115,6 +115,9 @@ type Store struct {
 	chunkReads chan struct{}
 	// sweepLimit bounds one page of a notification sweep (defaultSweepLimit).
 	sweepLimit int
+	// versions coalesces concurrent reads of account versions
+	// (account_version_batch.go).
+	versions versionReads
 }
 
 // Option changes a Store at construction.

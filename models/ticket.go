@@ -104,8 +104,8 @@ const (
 // Ticket is a support request of one account. Tickets are keyed by
 // account, then id (migration 0014), so an account's are stored together.
 type Ticket struct {
-	AccountID       string     `gorm:"primaryKey;size:32;not null;index:idx_tickets_account_created,priority:1;index:idx_tickets_account_updated,priority:1;index:idx_tickets_search,priority:1"`
-	ID              string     `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_tickets_id"`
+	AccountID       string     `gorm:"primaryKey;size:32;not null;index:idx_tickets_account_created,priority:1;index:idx_tickets_account_updated,priority:1;index:idx_tickets_search,priority:1;index:idx_tickets_account_number,priority:1"`
+	ID              string     `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_tickets_id;index:idx_tickets_account_number,priority:2,expression:substr(id\\, 25);index:idx_tickets_number,expression:substr(id\\, 25)"`
 	CreatedByUserID string     `gorm:"size:32;not null"`
 	Subject         string     `gorm:"size:200;not null;index:idx_tickets_search,expression:lower(subject),priority:2;index:idx_tickets_subject,expression:lower(subject)"`
 	Description     string     `gorm:"not null"`

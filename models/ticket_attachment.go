@@ -62,6 +62,9 @@ type TicketAttachment struct {
 	UploadExpiresAt time.Time  `gorm:"not null;index:idx_ticket_attachments_expiry,priority:2"`
 	UploadedAt      *time.Time // set by complete
 	DeletedAt       *time.Time // a plain time, not gorm.DeletedAt: deletes are explicit
+	// Internal is a file support staff attached to an internal note: only
+	// staff list, open and download it, as they alone read the note.
+	Internal bool `gorm:"not null;default:false"`
 }
 
 // TicketAttachmentContent records that an attachment's bytes arrived:
@@ -185,7 +188,7 @@ func findAttachment(tx *gorm.DB, actor Actor, ticketID, id string, lock bool) (*
 	if !IsID(id) {
 		return nil, nil, attachmentNotFound(id)
 	}
-	q := tx.Where("id = ? AND ticket_id = ? AND status <> ?", id, t.ID, AttachmentDeleted)
+	q := visibleAttachments(tx.Where("id = ? AND ticket_id = ? AND status <> ?", id, t.ID, AttachmentDeleted), actor)
 	if lock {
 		q = q.Clauses(forUpdate)
 	}
@@ -217,8 +220,19 @@ func (s *Store) TicketAttachments(ctx context.Context, actor Actor, ticketID str
 		return nil, err
 	}
 	out := []TicketAttachment{}
-	err = s.read(ctx).Where("ticket_id = ? AND status IN ?", t.ID, statuses).Order("created_at, id").Find(&out).Error
+	err = visibleAttachments(s.read(ctx).Where("ticket_id = ? AND status IN ?", t.ID, statuses), actor).
+		Order("created_at, id").Find(&out).Error
 	return out, err
+}
+
+// visibleAttachments limits q to the attachments the actor may see: staff
+// every one, anyone else none of the internal ones (they do not exist for
+// them: not listed, not found, no download URL).
+func visibleAttachments(q *gorm.DB, actor Actor) *gorm.DB {
+	if actor.isStaff() {
+		return q
+	}
+	return q.Where("internal = ?", false)
 }
 
 func validAttachmentStatus(st string) bool {

@@ -9,24 +9,29 @@ import (
 	"gorm.io/gorm"
 )
 
-// InitiateAttachment starts an upload to one of the owner's tickets: it
+// InitiateAttachment starts an upload to a ticket: an owner's (or
+// member's) to their account's tickets, support staff's to any ticket. It
 // records a pending attachment and returns it with a presigned upload
 // transfer (PUT, good for AttachmentUploadLifetime, at most the declared
-// size). The declared size counts against the account's quotas from now
-// until the upload window ends, so concurrent uploads cannot overshoot
-// them. Fails with CodeForbidden for support staff, CodeTicketNotFound,
-// CodeInvalidParameters (bad input, a closed ticket) and CodeQuotaExceeded
-// (AttachmentCountQuota files or AttachmentBytesQuota bytes).
+// size). The declared size counts against the ticket's account's quotas
+// from now until the upload window ends, so concurrent uploads cannot
+// overshoot them. Fails with CodeTicketNotFound, CodeInvalidParameters
+// (bad input, a closed ticket), CodeQuotaExceeded (AttachmentCountQuota
+// files or AttachmentBytesQuota bytes), and for viewers, and for anyone but
+// staff asking for an internal file, CodeForbidden.
 func (s *Store) InitiateAttachment(ctx context.Context, actor Actor, ticketID string, in InitiateAttachmentInput) (*TicketAttachment, *AttachmentTransfer, error) {
-	accountID, err := actor.operates()
-	if err != nil {
+	return s.initiateAttachment(ctx, actor, ticketID, in, false)
+}
+
+func (s *Store) initiateAttachment(ctx context.Context, actor Actor, ticketID string, in InitiateAttachmentInput, internal bool) (*TicketAttachment, *AttachmentTransfer, error) {
+	if err := mayAttach(actor, internal); err != nil {
 		return nil, nil, err
 	}
 	if err := in.Validate(); err != nil {
 		return nil, nil, err
 	}
 	now := s.Now()
-	a := &TicketAttachment{ID: NewID(), AccountID: accountID, CreatedByUserID: actor.UserID,
+	a := &TicketAttachment{ID: NewID(), CreatedByUserID: actor.UserID, Internal: internal,
 		Filename: in.Filename, ContentType: in.ContentType, SizeBytes: in.SizeBytes, Status: AttachmentPending,
 		CreatedAt: now, UploadExpiresAt: now.Add(AttachmentUploadLifetime)}
 	// Signed before the transaction: the first use of the secret writes it.
@@ -35,21 +40,21 @@ func (s *Store) InitiateAttachment(ctx context.Context, actor Actor, ticketID st
 		return nil, nil, err
 	}
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		// The account lock makes concurrent initiates count each other.
-		if _, err := lockAccount(tx, accountID); err != nil {
-			return err
-		}
 		t, err := findTicket(tx, actor, ticketID, false)
 		if err != nil {
+			return err
+		}
+		// The account lock makes concurrent initiates count each other.
+		if _, err := lockAccount(tx, t.AccountID); err != nil {
 			return err
 		}
 		if t.Status == TicketClosed {
 			return Errorf(CodeInvalidParameters, "Ticket %q is closed and cannot change; open a new ticket", t.ID)
 		}
-		if err := s.checkAttachmentQuota(tx, accountID, a.SizeBytes, now); err != nil {
+		if err := s.checkAttachmentQuota(tx, t.AccountID, a.SizeBytes, now); err != nil {
 			return err
 		}
-		a.TicketID = t.ID
+		a.TicketID, a.AccountID = t.ID, t.AccountID
 		return tx.Create(a).Error
 	})
 	if err != nil {
@@ -105,9 +110,10 @@ func (s *Store) SendAttachment(ctx context.Context, t *AttachmentTransfer) (*Tic
 // dropped; upload again with a new initiate) and answer
 // CodeInvalidParameters, as do no bytes yet (it stays pending) and an
 // upload window that ended. Completing an uploaded attachment again
-// returns it unchanged. Only the ticket's owner completes.
+// returns it unchanged. The ticket's owner (or a member) and support
+// staff complete.
 func (s *Store) CompleteAttachment(ctx context.Context, actor Actor, ticketID, id string) (*TicketAttachment, error) {
-	if _, err := actor.operates(); err != nil {
+	if err := mayAttach(actor, false); err != nil {
 		return nil, err
 	}
 	var a *TicketAttachment
@@ -147,9 +153,13 @@ func (s *Store) CompleteAttachment(ctx context.Context, actor Actor, ticketID, i
 		if err := tx.Model(a).Updates(map[string]any{"status": a.Status, "uploaded_at": now}).Error; err != nil {
 			return err
 		}
-		return s.audit(tx, actor, a.AccountID, "ticket_attachment", "uploaded",
-			[]string{lrn("ticket_attachment", a.ID), lrn("ticket", a.TicketID)},
-			map[string]any{"ticket_id": a.TicketID, "filename": a.Filename, "content_type": a.ContentType, "size_bytes": a.SizeBytes})
+		details := map[string]any{"ticket_id": a.TicketID, "filename": a.Filename, "content_type": a.ContentType, "size_bytes": a.SizeBytes}
+		account := a.AccountID
+		if a.Internal { // outside the account's log, which the owner reads, as its note is
+			account, details["account_id"], details["internal"] = "", a.AccountID, true
+		}
+		return s.audit(tx, actor, account, "ticket_attachment", "uploaded",
+			[]string{lrn("ticket_attachment", a.ID), lrn("ticket", a.TicketID)}, details)
 	})
 	if err != nil {
 		return nil, err
@@ -190,8 +200,26 @@ func (s *Store) DeleteAttachment(ctx context.Context, actor Actor, ticketID, id 
 // bytes and complete, the same operations the API's three steps call.
 // A failure after initiate leaves a pending attachment that expires.
 func (s *Store) AttachFile(ctx context.Context, actor Actor, ticketID string, in InitiateAttachmentInput, data []byte) (*TicketAttachment, error) {
+	return s.attachFile(ctx, actor, ticketID, in, data, false)
+}
+
+// AttachToReply attaches the file support sent with the composer's
+// message of kind (ReplyPublic or ReplyNote): a file sent with an
+// internal note is internal, seen by staff alone; one sent with a reply is
+// the customer's to read like the reply. Staff only.
+func (s *Store) AttachToReply(ctx context.Context, actor Actor, ticketID, kind string, in InitiateAttachmentInput, data []byte) (*TicketAttachment, error) {
+	if !actor.isStaff() {
+		return nil, Errorf(CodeForbidden, "Only support staff use the composer; owners comment")
+	}
+	if kind != ReplyPublic && kind != ReplyNote {
+		return nil, InvalidField("kind", fmt.Sprintf("must be reply or note, not %q", kind))
+	}
+	return s.attachFile(ctx, actor, ticketID, in, data, kind == ReplyNote)
+}
+
+func (s *Store) attachFile(ctx context.Context, actor Actor, ticketID string, in InitiateAttachmentInput, data []byte, internal bool) (*TicketAttachment, error) {
 	in.SizeBytes = int64(len(data))
-	a, _, err := s.InitiateAttachment(ctx, actor, ticketID, in)
+	a, _, err := s.initiateAttachment(ctx, actor, ticketID, in, internal)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +227,21 @@ func (s *Store) AttachFile(ctx context.Context, actor Actor, ticketID string, in
 		return nil, err
 	}
 	return s.CompleteAttachment(ctx, actor, ticketID, a.ID)
+}
+
+// mayAttach says whether the actor attaches files: owners and members to
+// their account's tickets, support staff (and the operator) to any; only
+// staff attach internal files. Viewers and users without an account are
+// refused as operates refuses them.
+func mayAttach(actor Actor, internal bool) error {
+	if actor.isStaff() {
+		return nil
+	}
+	if internal {
+		return Errorf(CodeForbidden, "Only support staff attach files to internal notes")
+	}
+	_, err := actor.operates()
+	return err
 }
 
 // pruneBatch bounds one pruning transaction.

@@ -14,6 +14,7 @@ type Attachment struct {
 	Size        int64
 	Uploaded    time.Time
 	Created     time.Time // when it was attached: its place in the conversation
+	Internal    bool      // sent with an internal note: only support sees it
 }
 
 // DownloadHref leads to the file through the dashboard, which sends the

@@ -20,10 +20,12 @@ const scrapeTimeout = 2 * time.Second
 
 type observeFlags struct {
 	metricsAddr, logFormat string
+	accessLog              bool
 }
 
 func (o *observeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.logFormat, "log-format", "text", "text or json")
+	fs.BoolVar(&o.accessLog, "access-log", true, "log one line per request at level info (written in batches)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "",
 		"serve Prometheus metrics at /metrics on this separate address (e.g. 127.0.0.1:9090); off when empty")
 }

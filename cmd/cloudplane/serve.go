@@ -90,7 +90,11 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	dispatch.ShutdownGrace = min(webhooks.DefaultShutdownGrace, f.limits.drainPeriod())
-	log, err := observe.NewLogger(os.Stderr, f.observe.logFormat, f.logLevel)
+	// Access lines are written in batches; Close writes the last batch
+	// once the server has stopped.
+	logOut := observe.NewLogWriter(os.Stderr, observe.DefaultLogBuffer, observe.DefaultLogFlush)
+	defer logOut.Close()
+	log, err := observe.NewLogger(logOut, f.observe.logFormat, f.logLevel)
 	if err != nil {
 		return err
 	}
@@ -175,7 +179,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("--base-url: %w", err)
 	}
 	app := handlers.New(handlers.Config{Store: store, Log: log, Limits: limits, SignIn: signIn,
-		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, Dependencies: dependencies(rdb),
+		TrustedProxies: proxies, ProxyHeader: f.proxyHeader, Metrics: meters, NoAccessLog: !f.observe.accessLog, Dependencies: dependencies(rdb),
 		RequestTimeout: f.limits.requestTimeout, Stopping: requestsCtx, MaxInFlight: f.limits.maxInFlight, MaxUploads: f.limits.maxUploads,
 		UploadProgressTimeout: f.limits.uploadProgressTimeout,
 		ReadTimeout:           f.limits.readTimeout, IdleTimeout: f.limits.idleTimeout,

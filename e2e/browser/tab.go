@@ -393,8 +393,8 @@ func (b *Tab) Save(step string) string {
 	return path
 }
 
-// fullPage captures the whole document at the viewport's width, however
-// long it is.
+// fullPage captures the whole document at the viewport's width (wider
+// only when the page scrolls sideways, to show it), however long it is.
 func fullPage(ctx context.Context, t *chromedp.Target) ([]byte, error) {
 	m, err := cdp.Call(ctx, t, page.GetLayoutMetrics, cdp.Empty{})
 	if err != nil {
@@ -403,12 +403,16 @@ func fullPage(ctx context.Context, t *chromedp.Target) ([]byte, error) {
 	if m.CSSContentSize == nil {
 		return nil, errors.New("no content size")
 	}
+	w, h := int64(ViewWidth), int64(ViewHeight)
+	if v := m.CSSLayoutViewport; v != nil && v.ClientWidth > 0 {
+		w, h = v.ClientWidth, v.ClientHeight
+	}
 	res, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{
 		Format:                page.CaptureScreenshotFormatPng,
 		CaptureBeyondViewport: new(true),
 		FromSurface:           new(true),
-		Clip: &page.Viewport{Width: ViewWidth,
-			Height: math.Max(ViewHeight, math.Ceil(m.CSSContentSize.Height)), Scale: 1},
+		Clip: &page.Viewport{Width: math.Max(float64(w), math.Ceil(m.CSSContentSize.Width)),
+			Height: math.Max(float64(h), math.Ceil(m.CSSContentSize.Height)), Scale: 1},
 	})
 	return res.Data, err
 }

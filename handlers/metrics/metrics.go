@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,8 @@ type Metrics struct {
 	rateLimited    *prometheus.CounterVec
 	deliveries     *prometheus.CounterVec
 	signInFailures prometheus.Counter
+	// requestSeries caches requests' observers by requestSeries.
+	requestSeries sync.Map
 }
 
 // Outcome is what became of one webhook delivery attempt.
@@ -98,10 +101,26 @@ func (m *Metrics) WatchDatabase(db *sql.DB) {
 
 // ObserveRequest records one answered request. route must be a registered
 // pattern or a fixed label, never the raw path, to keep the series few.
+// method and route must not be reused memory (fiber's request strings):
+// they are kept as labels.
 func (m *Metrics) ObserveRequest(method, route string, status int, took time.Duration) {
-	if m != nil {
-		m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Observe(took.Seconds())
+	if m == nil {
+		return
 	}
+	k := requestSeries{method, route, status}
+	o, ok := m.requestSeries.Load(k)
+	if !ok {
+		// Once per series: the histogram's lookup formats the status and
+		// hashes the labels, which a request need not pay again.
+		o, _ = m.requestSeries.LoadOrStore(k, m.requests.WithLabelValues(method, route, strconv.Itoa(status)))
+	}
+	o.(prometheus.Observer).Observe(took.Seconds())
+}
+
+// requestSeries names one series of the request histogram.
+type requestSeries struct {
+	method, route string
+	status        int
 }
 
 // RateLimitRejected returns the function a limiter calls for each request

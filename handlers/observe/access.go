@@ -5,7 +5,9 @@
 package observe
 
 import (
+	"context"
 	"log/slog"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -22,6 +24,9 @@ type Config struct {
 	// TrustProxies keeps the X-Request-Id of requests from the app's
 	// trusted proxies; false when none are configured.
 	TrustProxies bool
+	// NoAccessLog switches the access log off (--access-log=false); the
+	// request metrics and ids are kept.
+	NoAccessLog bool
 }
 
 const accountLocal = "observe.account_id"
@@ -58,6 +63,11 @@ func MarkUnmatched(c *fiber.Ctx) { c.Locals(unmatchedLocal, true) }
 // does, so the line and the metrics see the status actually answered.
 func Middleware(cfg Config) fiber.Handler {
 	log := Contextual(cfg.Log)
+	out := accessOutputOf(log)
+	logged := !cfg.NoAccessLog
+	if out != nil && !log.Enabled(context.Background(), slog.LevelInfo) {
+		logged = false // the level is fixed: no line will ever pass it
+	}
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		id := incomingID(c, cfg.TrustProxies)
@@ -70,24 +80,56 @@ func Middleware(cfg Config) fiber.Handler {
 				_ = c.SendStatus(fiber.StatusInternalServerError)
 			}
 		}
-		took := time.Since(start)
+		end := time.Now()
+		took := end.Sub(start)
 		status, route, method := c.Response().StatusCode(), routeOf(c), methodOf(c)
 		cfg.Metrics.ObserveRequest(method, route, status, took)
-		attrs := []slog.Attr{
-			slog.String("method", method),
-			slog.String("path", loggedPath(c.Path(), route)),
-			slog.String("route", route),
-			slog.Int("status", status),
-			slog.Float64("duration_ms", float64(took.Microseconds())/1000),
-			slog.Int("bytes", bodySize(c)),
-			slog.String("client", c.IP()),
+		if !logged {
+			return nil
 		}
-		if account, ok := c.Locals(accountLocal).(string); ok {
-			attrs = append(attrs, slog.String("account_id", account))
+		account, _ := c.Locals(accountLocal).(string)
+		if out == nil {
+			logThroughSlog(c, log, method, route, status, took, account)
+			return nil
 		}
-		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
+		var client [64]byte
+		line := accessLine{at: end, method: method, path: loggedPath(c.Path(), route), route: route,
+			status: status, took: took, bytes: bodySize(c), client: appendClient(client[:0], c, cfg.TrustProxies),
+			account: account, requestID: id}
+		out.write(&line)
 		return nil
 	}
+}
+
+// logThroughSlog writes the access line through a logger NewLogger did
+// not make, attribute by attribute.
+func logThroughSlog(c *fiber.Ctx, log *slog.Logger, method, route string, status int, took time.Duration, account string) {
+	attrs := []slog.Attr{
+		slog.String("method", method),
+		slog.String("path", loggedPath(c.Path(), route)),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+		slog.Int("bytes", bodySize(c)),
+		slog.String("client", c.IP()),
+	}
+	if account != "" {
+		attrs = append(attrs, slog.String("account_id", account))
+	}
+	log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
+}
+
+// appendClient appends the client's address as c.IP() returns it, without
+// its allocation when no proxy can name the client.
+func appendClient(b []byte, c *fiber.Ctx, trustProxies bool) []byte {
+	if trustProxies {
+		return append(b, c.IP()...)
+	}
+	ip, ok := netip.AddrFromSlice(c.Context().RemoteIP())
+	if !ok {
+		return append(b, c.IP()...)
+	}
+	return ip.Unmap().AppendTo(b)
 }
 
 // routeOf is the pattern of the route that answered. A request stopped by

@@ -16,13 +16,16 @@ func NewLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	var h slog.Handler
 	switch format {
 	case "text":
-		return Contextual(slog.New(slog.NewTextHandler(w, opts))), nil
+		h = slog.NewTextHandler(w, opts)
 	case "json":
-		return Contextual(slog.New(slog.NewJSONHandler(w, opts))), nil
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, fmt.Errorf("--log-format: %q is neither text nor json", format)
 	}
-	return nil, fmt.Errorf("--log-format: %q is neither text nor json", format)
+	return slog.New(contextHandler{inner: h, access: newAccessOutput(w, format == "json")}), nil
 }
 
 // Contextual returns l with request ids read from the context of each
@@ -32,7 +35,7 @@ func Contextual(l *slog.Logger) *slog.Logger {
 	if _, ok := l.Handler().(contextHandler); ok {
 		return l
 	}
-	return slog.New(contextHandler{l.Handler()})
+	return slog.New(contextHandler{inner: l.Handler()})
 }
 
 type requestIDKey struct{}
@@ -52,7 +55,16 @@ func requestIDOf(ctx context.Context) string {
 // contextHandler adds request_id to records logged with a request's
 // context. Its Handle runs before the inner handler writes anything, so
 // it cannot be forgotten by a caller the way an attribute can.
-type contextHandler struct{ inner slog.Handler }
+//
+// A logger made by NewLogger also knows its output and format (access),
+// so that the access log can write its lines there itself, as the inner
+// handler would but without its per-record cost. Loggers derived with
+// With or WithGroup, and loggers from elsewhere, log access lines
+// through slog.
+type contextHandler struct {
+	inner  slog.Handler
+	access *accessOutput
+}
 
 func (h contextHandler) Enabled(ctx context.Context, lv slog.Level) bool {
 	return h.inner.Enabled(ctx, lv)
@@ -66,9 +78,9 @@ func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h contextHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return contextHandler{h.inner.WithAttrs(as)}
+	return contextHandler{inner: h.inner.WithAttrs(as)}
 }
 
 func (h contextHandler) WithGroup(name string) slog.Handler {
-	return contextHandler{h.inner.WithGroup(name)}
+	return contextHandler{inner: h.inner.WithGroup(name)}
 }

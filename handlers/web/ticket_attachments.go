@@ -19,7 +19,7 @@ func (h *Handlers) attachments(c *fiber.Ctx, ticketID string) ([]views.Attachmen
 	}
 	out := make([]views.Attachment, len(list))
 	for i, a := range list {
-		out[i] = views.Attachment{ID: a.ID, TicketID: a.TicketID, Filename: a.Filename, ContentType: a.ContentType, Size: a.SizeBytes, Created: a.CreatedAt}
+		out[i] = views.Attachment{ID: a.ID, TicketID: a.TicketID, Filename: a.Filename, ContentType: a.ContentType, Size: a.SizeBytes, Created: a.CreatedAt, Internal: a.Internal}
 		if a.UploadedAt != nil {
 			out[i].Uploaded = *a.UploadedAt
 		}

@@ -320,9 +320,24 @@ func (h *Handlers) ReplyToTicket(c *fiber.Ctx) error {
 		}
 		return h.ticketPage(c, status, id, ticketForms{composer: form})
 	}
-	msg := "Reply sent."
+	msg := "Reply sent"
 	if in.Kind == models.ReplyNote {
-		msg = "Internal note added. Only support staff see it."
+		msg = "Internal note added"
+	}
+	// The file follows the message, so that it shows after it; with a
+	// note it is internal, as the note is.
+	file, err := h.attachReplyFile(c, id, in.Kind)
+	if err != nil {
+		form, status, err := writtenFileRefused(err, "attachment", msg+".")
+		if err != nil {
+			return err
+		}
+		form.Values = map[string]string{"kind": in.Kind}
+		return h.ticketPage(c, status, id, ticketForms{composer: form})
+	}
+	msg = sentWith(msg, file)
+	if in.Kind == models.ReplyNote {
+		msg += " Only support staff see it."
 	}
 	if in.Status != "" {
 		msg += " Ticket moved to " + views.TicketStatusLabel(in.Status) + "."

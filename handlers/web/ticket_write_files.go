@@ -34,6 +34,21 @@ func (h *Handlers) attachWritten(c *fiber.Ctx, ticketID string) (string, error) 
 	return in.Filename, err
 }
 
+// attachReplyFile attaches the file sent with the composer's message of
+// kind (a file with an internal note is internal); nothing without a file.
+// It returns the file's name, for the flash.
+func (h *Handlers) attachReplyFile(c *fiber.Ctx, ticketID, kind string) (string, error) {
+	fh := writtenFile(c)
+	if fh == nil {
+		return "", nil
+	}
+	in, data, err := fileInput(fh)
+	if err == nil {
+		_, err = h.store.AttachToReply(c.UserContext(), actor(c), ticketID, kind, in, data)
+	}
+	return in.Filename, err
+}
+
 // writtenFileRefused is the form of a ticket page whose text was saved
 // but whose file was refused: the problem beside the field named field,
 // and what did happen above it.

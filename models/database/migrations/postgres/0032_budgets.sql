@@ -1,4 +1,4 @@
--- 0031_budgets (issue 23): an account's monthly budget in cents, and
+-- 0032_budgets (issue 23): an account's monthly budget in cents, and
 -- whether it stops new launches once the month's actual spend reaches it
 -- (models.Budget); and the thresholds reached in each month
 -- (models.BudgetAlert), one row per account, month, kind and percent,

@@ -1,0 +1,262 @@
+package observe
+
+import (
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// accessLine is one request's access-log line. It encodes itself exactly
+// as slog's TextHandler and JSONHandler write the record
+//
+//	log.LogAttrs(ctx, slog.LevelInfo, "request", method, path, route,
+//		status, duration_ms, bytes, client[, account_id]) + request_id
+//
+// (the test compares them byte for byte), but appends to a caller's
+// buffer without allocating: the access log costs no garbage per request.
+type accessLine struct {
+	at                  time.Time
+	method, path, route string
+	status              int
+	took                time.Duration
+	bytes               int
+	client              []byte // the address, already formatted
+	account, requestID  string
+}
+
+// durationMS is the line's duration_ms: milliseconds to the microsecond.
+func (a *accessLine) durationMS() float64 { return float64(a.took.Microseconds()) / 1000 }
+
+// appendText appends the line as slog's TextHandler writes it.
+func (a *accessLine) appendText(b []byte) []byte {
+	b = append(b, "time="...)
+	b = appendRFC3339Millis(b, a.at)
+	b = append(b, " level=INFO msg=request method="...)
+	b = appendTextString(b, a.method)
+	b = append(b, " path="...)
+	b = appendTextString(b, a.path)
+	b = append(b, " route="...)
+	b = appendTextString(b, a.route)
+	b = append(b, " status="...)
+	b = strconv.AppendInt(b, int64(a.status), 10)
+	b = append(b, " duration_ms="...)
+	b = strconv.AppendFloat(b, a.durationMS(), 'g', -1, 64)
+	b = append(b, " bytes="...)
+	b = strconv.AppendInt(b, int64(a.bytes), 10)
+	b = append(b, " client="...)
+	b = appendTextBytes(b, a.client)
+	if a.account != "" {
+		b = append(b, " account_id="...)
+		b = appendTextString(b, a.account)
+	}
+	if a.requestID != "" {
+		b = append(b, " request_id="...)
+		b = appendTextString(b, a.requestID)
+	}
+	return append(b, '\n')
+}
+
+// appendJSON appends the line as slog's JSONHandler writes it.
+func (a *accessLine) appendJSON(b []byte) []byte {
+	b = append(b, `{"time":"`...)
+	b = a.at.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","level":"INFO","msg":"request","method":"`...)
+	b = appendJSONString(b, a.method)
+	b = append(b, `","path":"`...)
+	b = appendJSONString(b, a.path)
+	b = append(b, `","route":"`...)
+	b = appendJSONString(b, a.route)
+	b = append(b, `","status":`...)
+	b = strconv.AppendInt(b, int64(a.status), 10)
+	b = append(b, `,"duration_ms":`...)
+	b = appendJSONFloat(b, a.durationMS())
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, int64(a.bytes), 10)
+	b = append(b, `,"client":"`...)
+	b = appendJSONString(b, string(a.client)) // no allocation: converted for the call only
+	b = append(b, '"')
+	if a.account != "" {
+		b = append(b, `,"account_id":"`...)
+		b = appendJSONString(b, a.account)
+		b = append(b, '"')
+	}
+	if a.requestID != "" {
+		b = append(b, `,"request_id":"`...)
+		b = appendJSONString(b, a.requestID)
+		b = append(b, '"')
+	}
+	return append(b, '}', '\n')
+}
+
+// appendRFC3339Millis is slog's text time: RFC 3339 with exactly three
+// digits of milliseconds.
+func appendRFC3339Millis(b []byte, t time.Time) []byte {
+	const prefixLen = len("2006-01-02T15:04:05.000")
+	n := len(b)
+	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b[:n+prefixLen], b[n+prefixLen+1:]...) // drop the 4th digit
+}
+
+// appendTextString appends s as slog's TextHandler does: bare when it
+// can be, quoted (strconv.Quote) when empty or holding a space, '=', '"',
+// a control character or a rune that is not printable.
+func appendTextString(b []byte, s string) []byte {
+	if textNeedsQuoting(s) {
+		return strconv.AppendQuote(b, s)
+	}
+	return append(b, s...)
+}
+
+func appendTextBytes(b []byte, s []byte) []byte {
+	return appendTextString(b, string(s)) // no allocation: converted for the call only
+}
+
+func textNeedsQuoting(s string) bool {
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' || c == '=' || c == '"' || c < 0x20 {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s escaped as slog's JSONHandler escapes
+// strings (without the quotes): '"', '\\' and control characters, invalid
+// UTF-8 as U+FFFD, and U+2028 and U+2029.
+func appendJSONString(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(b, s[start:]...)
+}
+
+// appendJSONFloat appends f as encoding/json marshals a float64, which is
+// what slog's JSONHandler calls.
+func appendJSONFloat(b []byte, f float64) []byte {
+	abs := f
+	if abs < 0 {
+		abs = -abs
+	}
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	n := len(b)
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9, as encoding/json does
+		if m := len(b) - n; m >= 4 && b[len(b)-4] == 'e' && b[len(b)-3] == '-' && b[len(b)-2] == '0' {
+			b[len(b)-2] = b[len(b)-1]
+			b = b[:len(b)-1]
+		}
+	}
+	return b
+}
+
+// accessOutput is the output and format of a logger NewLogger made, for
+// the access lines the middleware writes there itself.
+type accessOutput struct {
+	json     bool
+	buffered *LogWriter // the output, when it batches access lines
+	mu       sync.Mutex // one line at a time to an output that does not
+	w        io.Writer
+}
+
+func newAccessOutput(w io.Writer, json bool) *accessOutput {
+	o := &accessOutput{w: w, json: json}
+	o.buffered, _ = w.(*LogWriter)
+	return o
+}
+
+// accessOutputOf is the output of log when NewLogger made it, else nil.
+func accessOutputOf(log *slog.Logger) *accessOutput {
+	if h, ok := log.Handler().(contextHandler); ok {
+		return h.access
+	}
+	return nil
+}
+
+// lineBuffers hold the lines written to outputs that are not LogWriters.
+var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// write writes a's line: into the batch of a LogWriter, or at once, in
+// one Write, to any other output.
+func (o *accessOutput) write(a *accessLine) {
+	if o.buffered != nil {
+		o.buffered.appendAccess(a, o.json)
+		return
+	}
+	bp := lineBuffers.Get().(*[]byte)
+	b := a.appendTo((*bp)[:0], o.json)
+	o.mu.Lock()
+	_, _ = o.w.Write(b)
+	o.mu.Unlock()
+	*bp = b
+	lineBuffers.Put(bp)
+}
+
+func (a *accessLine) appendTo(b []byte, json bool) []byte {
+	if json {
+		return a.appendJSON(b)
+	}
+	return a.appendText(b)
+}
