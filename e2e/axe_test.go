@@ -99,7 +99,7 @@ func TestAxeOwnerPages(t *testing.T) {
 	b.axePages("/", "/instances", "/instances/launch", "/ssh-keys", "/fabric", "/filesystems", "/firewall",
 		"/firewall/global", "/firewall/rulesets", "/firewall/rulesets/new", "/api-keys", "/members", "/audit-events",
 		"/tickets", "/tickets/new", "/tickets/"+ticket.ID, "/webhook", "/webhook-deliveries", "/account",
-		"/search?q=axe")
+		"/search?q=axe", "/budget")
 
 	// The search field's suggestions, open.
 	b.Open("/filesystems")

@@ -37,6 +37,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	v1 := app.Group("/api/v1", guard.Authenticate, idempotency.Handle)
 
 	v1.Get("/regions", a.Regions)
+	v1.Get("/budget", a.Budget)
+	v1.Put("/budget", a.SetBudget)
 	v1.Get("/audit-events", a.AuditEvents)
 
 	v1.Get("/filesystems", a.Filesystems)
@@ -259,6 +261,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/ssh-keys/:id/delete", web.RequireUser, w.DeleteSSHKey)
 	app.Get("/audit-events", web.RequireUser, w.AuditEvents)
 	app.Get("/audit-events/export", web.RequireUser, w.ExportAuditEvents)
+	app.Get("/budget", web.RequireUser, w.Budget)
+	app.Post("/budget", web.RequireUser, w.SaveBudget)
 
 	app.Get("/tickets", web.RequireUser, w.Tickets)
 	app.Post("/tickets", web.RequireUser, w.CreateTicket)

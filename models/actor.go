@@ -1,6 +1,9 @@
 package models
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // Roles. A member of an account is its owner, a member or a viewer
 // (Membership.Role); support staff belong to no account. A user's own
@@ -31,6 +34,7 @@ type Actor struct {
 	SessionID string // set when the request came from a dashboard session
 	ReadOnly  bool   // the API key may only read (GET and HEAD)
 	Operator  bool   // the CLI, acting with the machine's authority
+	Service   string // the background job acting, for the system role ("webhooks" when empty)
 }
 
 // OperatorActor is the CLI run by whoever operates the server.
@@ -70,7 +74,7 @@ func (a Actor) lrn() *string {
 		s := lrn("operator", "cli")
 		return &s
 	case a.Role == roleSystem:
-		s := lrn("service", "webhooks")
+		s := lrn("service", cmp.Or(a.Service, "webhooks"))
 		return &s
 	}
 	return nil

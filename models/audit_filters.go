@@ -24,7 +24,7 @@ const AuditTextMaxLength = 100
 // new kind of event cannot be left out of the filter.
 var AuditResources = []string{"instance", "ssh_key", "filesystem", "fabric_partition", "firewall_ruleset", "global_firewall_ruleset",
 	"firewall_rules", "api_key", "session", "user", "account", "ticket", "ticket_attachment", "webhook", "webhook_delivery", "member", "invitation",
-	"passkey", "sso_domain"}
+	"passkey", "sso_domain", "budget"}
 
 // AuditActorRoles are the roles an event's actor may have had, as the
 // actor filter takes them.

@@ -32,6 +32,7 @@ const (
 	CodeRateLimited         Code = "global/rate-limited"
 	CodeProviderUnavailable Code = "provider/internal-unavailable"
 	CodeInternal            Code = "global/internal-error"
+	CodeBudgetExceeded      Code = "global/budget-exceeded" // ours: a launch past a budget that stops launches
 )
 
 // The reference declares the route-level code, global/not-found, for the

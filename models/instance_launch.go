@@ -15,7 +15,8 @@ import (
 // CodeInvalidAddress (the account's billing address is invalid);
 // CodeNotFound (the SSH key, a filesystem or a ruleset is not the
 // account's; the image does not exist or is not offered in the region);
-// CodeFilesystemWrongZone; CodeInsufficientCap. Each instance records its
+// CodeFilesystemWrongZone; CodeInsufficientCap; CodeBudgetExceeded (the
+// month's spend reached a budget that stops launches). Each instance records its
 // image (see launchImageID). Capacity holds
 // under concurrent launches from any account (see reserveCapacity).
 // Records one instance/launched event per instance: each is its own object.
@@ -35,6 +36,9 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 			return err
 		}
 		if err := a.requireBillingAddress(); err != nil {
+			return err
+		}
+		if err := budgetAllowsLaunch(tx, accountID, s.Now()); err != nil {
 			return err
 		}
 		if _, err := sshKeyByName(tx, accountID, in.SSHKeyNames[0]); err != nil {
@@ -67,6 +71,7 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 	if err != nil {
 		return nil, err
 	}
+	_, _ = s.EvaluateBudget(ctx, accountID) // the launch raised the forecast; the sweep retries a failure
 	return ids, nil
 }
 

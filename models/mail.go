@@ -32,6 +32,7 @@ const (
 	MailMembershipChanged = "membership_changed"
 	MailTicketSev1        = "ticket_sev1"
 	MailTicketAssigned    = "ticket_assigned"
+	MailBudgetThreshold   = "budget_threshold"
 
 	// An owner's invitation to join their account (invitation.go).
 	MailInvitation = "invitation"
@@ -62,6 +63,7 @@ var mailSubjects = map[string]string{
 	MailMembershipChanged: "cloudplane: your access to an account changed",
 	MailTicketSev1:        "cloudplane: new severity 1 ticket",
 	MailTicketAssigned:    "cloudplane: a ticket was assigned to you",
+	MailBudgetThreshold:   "cloudplane: your account reached a budget threshold",
 
 	// An owner's invitation to join their account (invitation.go).
 	MailInvitation: "cloudplane: you are invited to join an account",

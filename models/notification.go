@@ -20,6 +20,7 @@ const (
 	TopicMembership  = "membership"   // I was added to an account, or my role changed
 	TopicSev1Tickets = "sev1_tickets" // staff: a new severity 1 ticket
 	TopicAssignments = "assignments"  // staff: a ticket assigned to me
+	TopicBudgets     = "budgets"      // owners: the month's spend reached a budget threshold
 )
 
 // NotificationTopic is one choice on the account page.
@@ -52,6 +53,9 @@ var NotificationTopics = []NotificationTopic{
 		Kinds: []string{MailTicketSev1}},
 	{Name: TopicAssignments, Label: "A ticket was assigned to me", Staff: true, Default: true,
 		Hint: "Not when you take it yourself.", Kinds: []string{MailTicketAssigned}},
+	{Name: TopicBudgets, Label: "My account's spend this month reached a budget threshold", Default: true,
+		Hint:  "Owners only: 50%, 80% and 100% of the budget, and a forecast over it, each once a month.",
+		Kinds: []string{MailBudgetThreshold}},
 }
 
 // topicOfKind is the topic each notification's mail kind belongs to.

@@ -35,12 +35,12 @@ type recipient struct {
 }
 
 // accountRecipients are the members of an account who get mail of kind:
-// its active members whose role the kind is for (webhook mail goes to
-// owners, who alone manage webhooks; the rest to every member), as far as
+// its active members whose role the kind is for (webhook and budget mail
+// goes to owners, who alone manage webhooks and budgets; the rest to every member), as far as
 // the kind's topic is on for them.
 func accountRecipients(tx *gorm.DB, accountID, kind string) ([]recipient, error) {
 	roles := MemberRoles
-	if kind == MailWebhookFailing || kind == MailWebhookDisabled {
+	if kind == MailWebhookFailing || kind == MailWebhookDisabled || kind == MailBudgetThreshold {
 		roles = []string{RoleOwner}
 	}
 	var users []User

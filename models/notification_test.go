@@ -87,7 +87,7 @@ func TestNotificationPreferences(t *testing.T) {
 		return out
 	}
 	want := map[string]bool{models.TopicTickets: true, models.TopicWebhooks: true, models.TopicAPIKeys: true,
-		models.TopicAccount: true, models.TopicMembership: true}
+		models.TopicAccount: true, models.TopicMembership: true, models.TopicBudgets: true}
 	if got := names(f.owner.Actor()); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("owner's defaults %v, want %v", got, want)
 	}

@@ -111,6 +111,7 @@ var gormModels = []any{
 	&models.Passkey{}, &models.PasskeyCeremony{},
 	&models.SecondFactor{}, &models.RecoveryCode{}, &models.PendingSignIn{},
 	&models.SSOIdentity{}, &models.SSODomain{}, &models.SSOLogin{}, &models.SSOConnect{},
+	&models.Budget{}, &models.BudgetAlert{},
 }
 
 // The GORM structs describe the schema the migrations build: the tables,

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"slices"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // UsageQuery asks for an account's usage in [Start, End). Owners, members
@@ -147,9 +149,15 @@ func (s *Store) MonthSpend(ctx context.Context, actor Actor, accountID string) (
 // monthSpend is MonthSpend without the reader's check, for the domain's
 // own use (budgets, launch refusals).
 func (s *Store) monthSpend(ctx context.Context, accountID string, now time.Time) (*MonthSpend, error) {
+	return monthSpendIn(s.read(ctx), accountID, now)
+}
+
+// monthSpendIn is monthSpend read through db, which may be a transaction
+// (a launch checks the budget inside its own).
+func monthSpendIn(db *gorm.DB, accountID string, now time.Time) (*MonthSpend, error) {
 	month := MonthStart(now)
 	next := month.AddDate(0, 1, 0)
-	spans, err := s.instanceSpans(ctx, accountID, month, next)
+	spans, err := spansIn(db, accountID, month, next)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +201,12 @@ type usageSpan struct {
 // end), in launch order. It scans rows by hand: an account can hold tens
 // of thousands of instances over a year.
 func (s *Store) instanceSpans(ctx context.Context, accountID string, start, end time.Time) ([]usageSpan, error) {
-	rows, err := s.read(ctx).Raw(`SELECT id, name, instance_type_name, region_name, price_cents_per_hour,
+	return spansIn(s.read(ctx), accountID, start, end)
+}
+
+// spansIn is instanceSpans read through db.
+func spansIn(db *gorm.DB, accountID string, start, end time.Time) ([]usageSpan, error) {
+	rows, err := db.Raw(`SELECT id, name, instance_type_name, region_name, price_cents_per_hour,
 		created_at, terminated_at FROM instances
 		WHERE account_id = ? AND created_at < ? AND (terminated_at IS NULL OR terminated_at > ?)
 		ORDER BY created_at, id`, accountID, end, start).Rows()

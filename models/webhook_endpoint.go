@@ -30,6 +30,11 @@ const DefaultWebhookSecretGrace = 24 * time.Hour
 // endpoint receives all of them unless it chooses.
 var TicketEventTypes = []string{EventTicketCreated, EventTicketStatusChanged, EventTicketResolved}
 
+// SubscribableEventTypes are every event type an endpoint can choose to
+// receive: the ticket events and billing.budget_threshold, which an
+// endpoint receives only when it chooses it.
+var SubscribableEventTypes = append(slices.Clone(TicketEventTypes), EventBillingBudgetThreshold)
+
 // WebhookEndpoint is one place an account's events are delivered: a URL,
 // the event types it receives, the bearer token sent with every delivery,
 // and the Standard Webhooks signing secret. Token and secrets are kept in
@@ -125,13 +130,13 @@ func (in *SetWebhookInput) Validate(guard WebhookGuard, allowPrivate bool) error
 	}
 	if in.EventTypes != nil {
 		types := []string{}
-		for _, t := range TicketEventTypes { // known order, no repeats
+		for _, t := range SubscribableEventTypes { // known order, no repeats
 			if slices.Contains(in.EventTypes, t) {
 				types = append(types, t)
 			}
 		}
 		for _, t := range in.EventTypes {
-			if !slices.Contains(TicketEventTypes, t) {
+			if !slices.Contains(SubscribableEventTypes, t) {
 				f.Add("event_types", fmt.Sprintf("unknown event type %q", Clip(t, 64)))
 			}
 		}

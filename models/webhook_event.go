@@ -14,6 +14,8 @@ const (
 	EventTicketStatusChanged = "ticket.status_changed" // the ticket stays open
 	EventTicketResolved      = "ticket.resolved"       // it became solved or closed
 	EventWebhookTest         = "webhook.test"          // sent on the owner's request
+	// The month's spend reached a budget threshold (budget_alert.go).
+	EventBillingBudgetThreshold = "billing.budget_threshold"
 )
 
 // WebhookAPIVersion labels the shape of event payloads; it changes only

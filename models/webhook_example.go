@@ -15,7 +15,8 @@ import (
 
 // WebhookEventTypes are every type of event cloudplane sends, in the order
 // the event catalogue lists them.
-var WebhookEventTypes = []string{EventTicketCreated, EventTicketStatusChanged, EventTicketResolved, EventWebhookTest}
+var WebhookEventTypes = []string{EventTicketCreated, EventTicketStatusChanged, EventTicketResolved, EventWebhookTest,
+	EventBillingBudgetThreshold}
 
 // Examples an owner may send to their endpoints: at most
 // MaxWebhookExamples per account within WebhookExampleWindow.
@@ -32,6 +33,9 @@ func exampleEventData(typ, ticketID string, now time.Time) (any, error) {
 		EventTicketResolved: TicketSolved}
 	if typ == EventWebhookTest {
 		return webhookTestData(), nil
+	}
+	if typ == EventBillingBudgetThreshold {
+		return exampleBudgetAlert(now).eventData(), nil
 	}
 	st, ok := status[typ]
 	if !ok {

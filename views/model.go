@@ -93,6 +93,9 @@ type Alert struct {
 	// Href leads to where the problem is fixed, as Link says.
 	Href string
 	Link string
+	// Href2 and Link2, when set, are a second place to go.
+	Href2 string
+	Link2 string
 }
 
 // Form carries a submitted form's values and problems back to its page.

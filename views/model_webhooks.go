@@ -178,9 +178,11 @@ var (
 		"ticket.status_changed": "A ticket moved to another status that is still open (for example new to open, or open to pending).",
 		"ticket.resolved":       "A ticket became solved or closed.",
 		"webhook.test":          "Sent when you press Send an example with this type, to check that your server receives and verifies events.",
+		"billing.budget_threshold": "The account's spend this month reached 50%, 80% or 100% of its budget, or its forecast went over it: " +
+			"each once a month. Amounts are whole cents.",
 	}
 	eventTypeLabels = map[string]string{"ticket.created": "Ticket created", "ticket.status_changed": "Ticket status changed",
-		"ticket.resolved": "Ticket resolved", "webhook.test": "Test event"}
+		"ticket.resolved": "Ticket resolved", "webhook.test": "Test event", "billing.budget_threshold": "Budget threshold reached"}
 	deliveryStatusKinds = map[string]string{"pending": Info, "succeeded": Success, "failed": Danger}
 )
 

@@ -147,8 +147,9 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	stopBackups := f.backups.start(db, log, time.Now, backupOutcome)
 	stopPruning := startIdempotencyPruning(store, log)
 	stopSweep := startNotificationSweep(store, log)
+	stopBudgets := startBudgetSweep(store, log)
 	stopMail := func() {} // started once the address, and so the base URL, is known
-	stopBackground := func() { stopTogether(stopMail, stopBackups, stopWebhooks, stopPruning, stopSweep) }
+	stopBackground := func() { stopTogether(stopMail, stopBackups, stopWebhooks, stopPruning, stopSweep, stopBudgets) }
 	// On a failed start the dispatcher and backups stop, then the database
 	// closes; after a signal, shutdown does it within its timeout instead.
 	shuttingDown := false

@@ -26,6 +26,7 @@ var statusOf = map[models.Code]int{
 	models.CodeInvalidAPIKey:       fiber.StatusUnauthorized,
 	models.CodeAccountInactive:     fiber.StatusForbidden,
 	models.CodeInvalidAddress:      fiber.StatusForbidden,
+	models.CodeBudgetExceeded:      fiber.StatusForbidden,
 	models.CodeForbidden:           fiber.StatusForbidden,
 	models.CodeRouteNotFound:       fiber.StatusNotFound,
 	models.CodeNotFound:            fiber.StatusNotFound,

@@ -33,6 +33,7 @@ var auditResourceLabels = map[string]string{
 	"webhook_delivery":        "Webhook deliveries",
 	"member":                  "Members",
 	"sso_domain":              "Single sign-on domains",
+	"budget":                  "Budget",
 }
 
 // auditActorLabels name the actor filter's choices, models.AuditActorRoles.

@@ -69,6 +69,10 @@ func (h *Handlers) LaunchInstance(c *fiber.Ctx) error {
 			form.Message = "The instance was not launched: your account's billing address is invalid."
 			return h.launchPage(c, fiber.StatusForbidden, form, 0)
 		}
+		if e, ok := models.AsError(err); ok && e.Code == models.CodeBudgetExceeded {
+			form.Message = "The instance was not launched: " + e.Message + ". " + e.Suggestion
+			return h.launchPage(c, fiber.StatusForbidden, form, 0)
+		}
 		status, err := formError(err, &form.Form)
 		if err != nil {
 			return err

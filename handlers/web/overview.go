@@ -34,6 +34,11 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v.Alerts = append(v.Alerts, webhook...)
+	budget, err := h.overviewBudgetAlerts(c)
+	if err != nil {
+		return err
+	}
+	v.Alerts = append(v.Alerts, budget...)
 	emails, err := h.actorEmails(c, a, events)
 	if err != nil {
 		return err
@@ -104,18 +109,20 @@ func accountAlerts(o *models.AccountOverview) []views.Alert {
 // eventSummaries name the events the dashboard knows in words; others
 // read "<resource> <action>". Resource pages add theirs here.
 var eventSummaries = map[string]string{
-	"session signed_in":       "Signed in to the dashboard",
-	"session signed_out":      "Signed out of the dashboard",
-	"session reauthenticated": "Confirmed identity for a sensitive action",
-	"member sessions_ended":   "Member's sessions ended",
-	"user created":            "User created",
-	"member created":          "Member added",
-	"member updated":          "Member's role changed",
-	"member deleted":          "Member removed",
-	"user updated":            "Password changed",
-	"api_key created":         "API key created",
-	"api_key deleted":         "API key revoked",
-	"account updated":         "Account changed by the operator",
+	"budget updated":           "Monthly budget changed",
+	"budget threshold_reached": "Budget threshold reached",
+	"session signed_in":        "Signed in to the dashboard",
+	"session signed_out":       "Signed out of the dashboard",
+	"session reauthenticated":  "Confirmed identity for a sensitive action",
+	"member sessions_ended":    "Member's sessions ended",
+	"user created":             "User created",
+	"member created":           "Member added",
+	"member updated":           "Member's role changed",
+	"member deleted":           "Member removed",
+	"user updated":             "Password changed",
+	"api_key created":          "API key created",
+	"api_key deleted":          "API key revoked",
+	"account updated":          "Account changed by the operator",
 
 	"user second_factor_enabled":      "Two-factor authentication turned on",
 	"user second_factor_disabled":     "Two-factor authentication turned off",

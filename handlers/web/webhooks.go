@@ -62,8 +62,8 @@ func (h *Handlers) webhookHealths(c *fiber.Ctx) ([]*models.WebhookHealth, error)
 
 // eventTypeChoices are the event type checkboxes, checked as given.
 func eventTypeChoices(checked []string) []views.Option {
-	out := make([]views.Option, 0, len(models.TicketEventTypes))
-	for _, t := range models.TicketEventTypes {
+	out := make([]views.Option, 0, len(models.SubscribableEventTypes))
+	for _, t := range models.SubscribableEventTypes {
 		out = append(out, views.Option{Value: t, Label: views.EventTypeLabel(t), Note: t, Checked: slices.Contains(checked, t)})
 	}
 	return out

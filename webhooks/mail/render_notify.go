@@ -77,6 +77,8 @@ func composeNotification(job models.MailJob, base string) (m mailview.Message, o
 		m, err = mailview.Message{Heading: "A ticket was assigned to you",
 			Lines:     []string{d["by"] + " assigned you the ticket \u201c" + d["subject"] + "\u201d."},
 			LinkLabel: "Open the ticket", LinkURL: ticket()}, missing("ticket_id")
+	case models.MailBudgetThreshold:
+		m, err = budgetMessage(d, base), missing("account_id", "month", "kind", "threshold", "budget")
 	default:
 		return mailview.Message{}, false, nil
 	}

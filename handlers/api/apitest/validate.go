@@ -39,12 +39,16 @@ var addedCodes = map[string][]string{
 	// Attachments count against per-account quotas, which the reference's
 	// initiate does not mention: its 400 lists invalid parameters only.
 	"POST /api/v1/tickets/{ticket_id}/attachments 400": {"global/quota-exceeded"},
+	// A launch past a budget that stops launches (cloudplane's budgets).
+	"POST /api/v1/instance-operations/launch 403": {"global/budget-exceeded"},
 }
 
 // extensions are cloudplane's own operations, which the reference cannot
 // know; cloudplane's document describes them and checks their answers.
 var extensions = map[string]bool{
 	"GET /api/v1/openapi.json": true,
+	"GET /api/v1/budget":       true,
+	"PUT /api/v1/budget":       true,
 }
 
 // rateLimitedCode is the error code of our 429 answers. 429 is cloudplane's
