@@ -44,7 +44,9 @@ func newPageCache(maxBytes int) *pageCache {
 	return &pageCache{entries: map[pageKey]*cachedPage{}, max: maxBytes}
 }
 
-func (k pageKey) cost(body []byte) int { return len(body) + len(k.account) + len(k.query) + pageEntryOverhead }
+func (k pageKey) cost(body []byte) int {
+	return len(body) + len(k.account) + len(k.query) + pageEntryOverhead
+}
 
 // page returns the encoded page of key at the account's current version:
 // from the cache when it holds that version, else from load, whose answer
