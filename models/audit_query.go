@@ -99,8 +99,8 @@ func (s *Store) AuditEvents(ctx context.Context, actor Actor, in AuditEventsInpu
 		}
 		after = &c
 	}
-	var events []AuditEvent
-	if err := auditPageQuery(s.read(ctx), accountID, &in, after).Find(&events).Error; err != nil {
+	events, err := findAuditEvents(auditPageQuery(s.read(ctx), accountID, &in, after))
+	if err != nil {
 		return nil, err
 	}
 	page := &AuditPage{Events: events}

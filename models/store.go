@@ -101,6 +101,8 @@ type Store struct {
 	dummyHash func() []byte
 	// filesystems caches each account's filesystem list (accountCache).
 	filesystems *accountCache[FilesystemView]
+	// ticketPages caches owners' encoded ticket pages (pageCache).
+	ticketPages *pageCache
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
@@ -161,6 +163,7 @@ func NewStore(db *database.DB, opts ...Option) *Store {
 	s.dummyHash = dummyHashOnce(s.cfg.PasswordCost)
 	s.passwords = newPasswordSlots(s.cfg)
 	s.filesystems = newAccountCache[FilesystemView]()
+	s.ticketPages = newPageCache(maxCachedPageBytes)
 	return s
 }
 

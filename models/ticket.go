@@ -236,8 +236,8 @@ func (s *Store) withComments(ctx context.Context, tickets []Ticket) ([]TicketDet
 	} else {
 		q = q.Order("ticket_id, seq")
 	}
-	var comments []TicketComment
-	if err := q.Find(&comments).Error; err != nil {
+	comments, err := findComments(q.Model(&TicketComment{}))
+	if err != nil {
 		return nil, err
 	}
 	for _, c := range comments {

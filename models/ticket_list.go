@@ -201,9 +201,6 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, te
 	}
 	desc := f.Direction == "desc"
 	q := s.read(ctx).Model(&Ticket{})
-	if !text {
-		q = q.Omit("description")
-	}
 	if accountID != "" {
 		q = q.Where("account_id = ?", accountID)
 	}
@@ -235,8 +232,8 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, te
 		column, _ := key.timeColumn()
 		orderBy = keyOrder(key.sql, column, "id", desc)
 	}
-	var tickets []Ticket
-	if err := q.Order(orderBy).Limit(f.Limit + 1).Find(&tickets).Error; err != nil {
+	tickets, err := findTickets(q.Order(orderBy).Limit(f.Limit+1), text)
+	if err != nil {
 		return nil, false, err
 	}
 	summaries := summarize(tickets)

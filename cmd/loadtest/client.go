@@ -22,6 +22,7 @@ type client struct {
 	key     string
 	timeout time.Duration
 	results []result
+	windows *windowed // counts good answers as they come; nil counts nothing
 }
 
 // newTransport keeps one connection per client alive and talks to the
@@ -87,6 +88,7 @@ func (c *client) do(ctx context.Context, op, method, path string, in, out any, e
 		r.detail = fmt.Sprintf("%s %s: %s", method, path, excerpt(raw))
 	}
 	c.results = append(c.results, r)
+	defer func() { c.windows.add(c.results[len(c.results)-1]) }()
 	if r.outcome != outcomeOK {
 		return false
 	}

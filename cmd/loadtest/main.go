@@ -6,6 +6,7 @@
 //	go run ./cmd/loadtest                                  # SQLite, 64 clients, 20 s
 //	go run ./cmd/loadtest -database postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 //	go run ./cmd/loadtest -clients 200 -duration 60s -max-p99 250ms
+//	go run ./cmd/loadtest -clients 200 -duration 10m -soak -min-last-first 0.9   # throughput must not decay
 //	go run ./cmd/loadtest -database postgres://... -outage-stop 'pg_ctlcluster 15 main stop -m fast' \
 //		-outage-start 'pg_ctlcluster 15 main start'   # restart PostgreSQL under the load
 //	go run ./cmd/loadtest -scenario signin                 # guessers and floods against the dashboard's sign-in
@@ -40,6 +41,8 @@ type options struct {
 	bootTime            time.Duration
 	seed                uint64
 	keep                bool
+	soak                bool
+	window              time.Duration
 	scenario            string
 	forged              int
 	uploadPhases        string
@@ -64,6 +67,9 @@ func main() {
 	flag.StringVar(&o.scenario, "scenario", "api", "api: the mixed API workload; signin: password guessers and floods against the dashboard's sign-in (signin.go); uploads: attachment uploads' bounds (uploads.go)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (server log, SQLite file) and print where it is")
 	flag.DurationVar(&o.limits.maxP99, "max-p99", 0, "fail when an operation's p99 latency is above this (0: off)")
+	flag.Float64Var(&o.limits.minLastFirst, "min-last-first", 0, "fail when the last window's good answers are fewer than this share of the first's, e.g. 0.9 (0: off)")
+	flag.DurationVar(&o.window, "window", defaultWindow, "width of the windows good answers are counted in; the report compares the last whole one with the first")
+	flag.BoolVar(&o.soak, "soak", false, "print each window's good answers as it closes, for long runs (e.g. -duration 10m)")
 	flag.IntVar(&o.limits.maxConflicts, "max-conflicts", -1, "fail when more requests than this answer 409 (-1: off)")
 	flag.StringVar(&o.outage.stop, "outage-stop", "", "a shell command that stops the PostgreSQL server during the load (with -outage-start)")
 	flag.StringVar(&o.outage.start, "outage-start", "", "a shell command that starts it again")
@@ -105,6 +111,8 @@ func (o options) invalid() string {
 		return "-scenario: want api, signin or uploads"
 	case o.clients < 1 || o.perAccount < 1 || o.duration <= 0 || o.timeout <= 0:
 		return "want -clients and -clients-per-account >= 1, and a positive -duration and -timeout"
+	case o.window <= 0 || o.window > o.duration:
+		return "-window must be positive and no longer than -duration"
 	case (o.outage.stop == "") != (o.outage.start == ""):
 		return "-outage-stop and -outage-start go together"
 	case o.outage.planned() && o.database == "":

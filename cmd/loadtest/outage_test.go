@@ -57,7 +57,7 @@ func TestOutageExcusesOnlyUnavailableAnswersInItsWindow(t *testing.T) {
 }
 
 func TestOutageFlags(t *testing.T) {
-	base := options{clients: 64, perAccount: 4, duration: 30 * time.Second, timeout: 10 * time.Second}
+	base := options{clients: 64, perAccount: 4, duration: 30 * time.Second, timeout: 10 * time.Second, window: defaultWindow}
 	plan := outagePlan{stop: "stop", start: "start", at: 10 * time.Second, down: 5 * time.Second, recovery: 5 * time.Second}
 	for _, tc := range []struct {
 		name   string

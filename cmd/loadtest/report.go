@@ -42,7 +42,13 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 	if o.outage.planned() {
 		go func() { outageC <- takeDatabaseAway(ctx, o.outage, dsn, start) }()
 	}
-	results := runClients(ctx, o, hc, srv.base, keys, seed)
+	windows := newWindowed(start, o.window, o.duration)
+	if o.soak {
+		followCtx, stopFollowing := context.WithCancel(ctx)
+		defer stopFollowing()
+		go windows.follow(followCtx, out)
+	}
+	results := runClients(ctx, o, hc, srv.base, keys, seed, windows)
 	elapsed := time.Since(start)
 	var away *outage
 	if o.outage.planned() {
@@ -74,12 +80,15 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 	printTable(out, rows)
 	fmt.Fprintf(out, "\n%d requests in %s, %.0f/s\n", len(results), elapsed.Round(time.Millisecond),
 		float64(len(results))/elapsed.Seconds())
-	step := max(o.duration/10, time.Second)
 	if away != nil {
-		step = time.Second // to see how soon after the outage service is back
+		// Per second, to see how soon after the outage service is back.
+		steps := int((elapsed + time.Second - 1) / time.Second)
+		fmt.Fprintf(out, "answered well per %s: %v\n", time.Second, timeline(results, start, time.Second, steps))
 	}
-	steps := int((elapsed + step - 1) / step)
-	fmt.Fprintf(out, "answered well per %s: %v\n", step, timeline(results, start, step, steps))
+	perWindow := windows.snapshot()
+	ratio := lastFirst(perWindow)
+	fmt.Fprintf(out, "answered well per %s: %v\n", o.window, perWindow)
+	fmt.Fprintf(out, "last/first window: %.2f\n", ratio)
 	fmt.Fprintf(out, "webhooks received: %d; failed claims logged: %d\n", receiver.received.Load(), claimFailures)
 	if away != nil && away.err == nil {
 		away.report(out, results, start, o.outage.recovery)
@@ -95,7 +104,17 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 			fmt.Fprintln(out, " ", g)
 		}
 	}
+	if len(rows) > 0 {
+		// One line for scripts (scripts/bench/loadtest.sh) to read.
+		all := rows[len(rows)-1]
+		fmt.Fprintf(out, "summary: failed=%d p99=%s first=%d last=%d last/first=%.2f\n",
+			all.failed, round(all.p99), perWindow[0], perWindow[len(perWindow)-1], ratio)
+	}
 	why := verdict(rows, afterwards, o.limits)
+	if o.limits.minLastFirst > 0 && ratio < o.limits.minLastFirst {
+		why = append(why, fmt.Sprintf("the last window answered %.2f of the first's good answers, under -min-last-first %.2f",
+			ratio, o.limits.minLastFirst))
+	}
 	if interrupted {
 		why = append(why, "interrupted")
 	}
@@ -113,12 +132,12 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 
 // runClients runs o.clients workers, clientsPerAccount to an account, and
 // returns every request they recorded.
-func runClients(ctx context.Context, o options, hc *http.Client, base string, keys []string, seed uint64) []result {
+func runClients(ctx context.Context, o options, hc *http.Client, base string, keys []string, seed uint64, windows *windowed) []result {
 	end := time.Now().Add(o.duration)
 	workers := make([]*worker, o.clients)
 	var wg sync.WaitGroup
 	for i := range workers {
-		w := &worker{client: &client{http: hc, base: base, key: keys[i/o.perAccount], timeout: o.timeout},
+		w := &worker{client: &client{http: hc, base: base, key: keys[i/o.perAccount], timeout: o.timeout, windows: windows},
 			id: i + 1, rng: rand.New(rand.NewPCG(seed, uint64(i)))}
 		workers[i] = w
 		wg.Go(func() { w.loop(ctx, end) })

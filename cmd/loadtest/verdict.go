@@ -12,6 +12,7 @@ import (
 type limits struct {
 	maxP99       time.Duration // per operation
 	maxConflicts int           // 409 answers in the whole run; -1 is off
+	minLastFirst float64       // the last window's good answers over the first's
 }
 
 // failureGroup is one kind of failure: how often, and one example.

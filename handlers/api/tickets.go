@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -65,19 +66,32 @@ func newTicketJSON(d models.TicketDetail) ticketJSON {
 // page_token. A page holds fewer than 100 tickets when their text is large
 // (models.TicketListPageBudget).
 func (h *Handlers) Tickets(c *fiber.Ctx) error {
-	page, err := h.store.TicketsWithComments(c.UserContext(), Actor(c), models.TicketFilter{
+	// The query's values are copied: the store keeps them in its cache.
+	body, err := h.store.TicketsWithCommentsEncoded(c.UserContext(), Actor(c), models.TicketFilter{
 		APIStatuses: queryList(c, "status"), Types: queryList(c, "type"), Severities: queryList(c, "severity"),
-		OrderBy: c.Query("order_by"), Direction: c.Query("direction"), PageToken: c.Query("page_token"),
-	})
+		OrderBy: strings.Clone(c.Query("order_by")), Direction: strings.Clone(c.Query("direction")),
+		PageToken: strings.Clone(c.Query("page_token")),
+	}, ticketListEncoding)
 	if err != nil {
 		return err
 	}
+	return sendJSON(c, body)
+}
+
+// ticketListEncoding is the list's body, {"data": {"tickets": [...],
+// "page_token": ...}}, as ok would write it; the store keeps it until the
+// account changes.
+var ticketListEncoding = models.NewTicketPageEncoding(func(page *models.TicketDetailPage) []byte {
 	out := ticketListJSON{Tickets: make([]ticketJSON, len(page.Tickets)), PageToken: page.NextPageToken}
 	for i, d := range page.Tickets {
 		out.Tickets[i] = newTicketJSON(d)
 	}
-	return ok(c, out)
-}
+	body, err := json.Marshal(dataBody[ticketListJSON]{Data: out})
+	if err != nil {
+		panic(err) // strings, times and slices always encode
+	}
+	return body
+})
 
 // queryList reads an array query parameter given as name=a&name=b, or as
 // name=a,b. The values are copies: fasthttp reuses its buffers.

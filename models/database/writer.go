@@ -75,6 +75,14 @@ type sqliteWriter struct {
 // (docs/performance.md).
 const checkpointEvery = 50
 
+// writerCacheKiB is the writer connection's page cache. SQLite fills a
+// cache to its size whatever the hot set (it keeps every page it read
+// until the cache is full), so its size is memory the process holds: at
+// 32 MiB it was most of the server's 84 MiB peak RSS under the write
+// benchmark, where the Go heap in use was under 8 MiB (issue 24). The
+// insertion points of the indexes writes touch fit in far less.
+const writerCacheKiB = 8 << 10
+
 // newSQLiteWriter opens the write connection to the database at dsn. Its
 // GORM handle is a session of db, so that callbacks (tests hook some)
 // apply to writes as to reads.
@@ -85,9 +93,9 @@ func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
 	}
 	sqlDB.SetMaxOpenConns(1)
 	sqlDB.SetMaxIdleConns(1)
-	// The writer's page cache is 32 MiB, the readers' SQLite's default 2
-	// MB: every change walks the insertion points of every index it
-	// touches, and with 2 MB they fell out of the cache and were read
+	// The writer's page cache is writerCacheKiB, the readers' SQLite's
+	// default 2 MB: every change walks the insertion points of every index
+	// it touches, and with 2 MB they fell out of the cache and were read
 	// again, inside the one goroutine all writes wait for.
 	// Its statement journals stay in memory: every change of a batch runs
 	// in a savepoint, which copies the pages it changes again into one,
@@ -95,7 +103,7 @@ func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
 	// and deleted batch after batch. A batch's journal is a few MiB at
 	// most. (Figures: docs/performance.md.)
 	if _, err := sqlDB.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = %d; "+
-		"PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY", walSizeLimit)); err != nil {
+		"PRAGMA cache_size = -%d; PRAGMA temp_store = MEMORY", walSizeLimit, writerCacheKiB)); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}

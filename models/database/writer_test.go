@@ -46,3 +46,23 @@ func TestFailedWritesLeaveTheWriterUsable(t *testing.T) {
 		t.Fatalf("committed %v, want only the last write's [3]", got)
 	}
 }
+
+// The writer's page cache is memory the server holds once SQLite has
+// filled it, whatever the writes touch: it stays within 8 MiB, so that a
+// server under sustained writes stays within its 64 MiB (issue 24).
+func TestWriterPageCacheIsBounded(t *testing.T) {
+	if !isSQLite() {
+		t.Skip("SQLite's page cache")
+	}
+	db := openDB(t)
+	var size int
+	if err := db.Write(context.Background(), func(tx *gorm.DB) error {
+		return tx.Raw("PRAGMA cache_size").Row().Scan(&size)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Negative sizes are KiB; positive ones pages (of 4 KiB here).
+	if kib := max(-size, size*4); kib > 8<<10 || size == 0 {
+		t.Errorf("the writer's cache_size is %d: more than 8 MiB", size)
+	}
+}
