@@ -87,7 +87,13 @@ func (s *Store) Usage(ctx context.Context, actor Actor, q UsageQuery) (*UsageRep
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	start, end, now := q.Start.UTC(), q.End.UTC(), s.Now()
+	return s.usageAt(ctx, accountID, q.Start.UTC(), q.End.UTC(), s.Now())
+}
+
+// usageAt is the account's usage in [start, end) as read at now: a page
+// of the API's listing reads at the instant its first page was read, so
+// every page counts the same costs.
+func (s *Store) usageAt(ctx context.Context, accountID string, start, end, now time.Time) (*UsageReport, error) {
 	spans, err := s.instanceSpans(ctx, accountID, start, end)
 	if err != nil {
 		return nil, err
