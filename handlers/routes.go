@@ -38,6 +38,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 
 	v1.Get("/regions", a.Regions)
 	v1.Get("/audit-events", a.AuditEvents)
+	v1.Get("/usage", a.Usage)
 
 	v1.Get("/filesystems", a.Filesystems)
 	v1.Get("/file-systems", a.Filesystems) // deprecated spelling, same body

@@ -45,6 +45,7 @@ var addedCodes = map[string][]string{
 // know; cloudplane's document describes them and checks their answers.
 var extensions = map[string]bool{
 	"GET /api/v1/openapi.json": true,
+	"GET /api/v1/usage":        true,
 }
 
 // rateLimitedCode is the error code of our 429 answers. 429 is cloudplane's
