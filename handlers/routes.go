@@ -260,6 +260,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Post("/ssh-keys/:id/delete", web.RequireUser, w.DeleteSSHKey)
 	app.Get("/audit-events", web.RequireUser, w.AuditEvents)
 	app.Get("/audit-events/export", web.RequireUser, w.ExportAuditEvents)
+	app.Get("/usage", web.RequireUser, w.Usage)
+	app.Get("/usage/export", web.RequireUser, w.ExportUsage)
 
 	app.Get("/tickets", web.RequireUser, w.Tickets)
 	app.Post("/tickets", web.RequireUser, w.CreateTicket)

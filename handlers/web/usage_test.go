@@ -1,0 +1,57 @@
+package web_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"cloudplane/models"
+	"cloudplane/models/modelstest"
+	"cloudplane/views"
+)
+
+// usageAccount gives ada an instance that ran all of 1 December 2025 at
+// $1.20 an hour ($28.80) and one launched an hour ago at $0.75 an hour,
+// the clock being 2 January 2026, 03:04:05 UTC.
+func usageAccount(t *testing.T, e *env) *models.User {
+	ada := e.owner("ada@example.com")
+	dec := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+	end := dec.AddDate(0, 0, 1)
+	modelstest.InsertInstance(t, e.store, models.Instance{AccountID: *ada.AccountID, Name: "=trainer", Status: models.InstanceTerminated,
+		CreatedAt: dec, TerminatedAt: &end, PriceCentsPerHour: 120})
+	modelstest.InsertInstance(t, e.store, models.Instance{AccountID: *ada.AccountID, Name: "notebook", Status: models.InstanceActive,
+		CreatedAt: e.clock.Now().Add(-time.Hour), PriceCentsPerHour: 75})
+	return ada
+}
+
+func TestUsagePageShowsTheMonthByDayTypeAndInstance(t *testing.T) {
+	e := newEnv(t)
+	usageAccount(t, e)
+	b := e.signedIn("ada@example.com")
+	// January so far: one hour at 75 cents; the forecast runs it to 1 February.
+	minutes := int64((time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC).Sub(e.clock.Now().Add(-time.Hour)) + time.Minute - 1) / time.Minute)
+	forecast := views.Cents(minutes * 75 / 60)
+	b.get("/usage").expect(http.StatusOK).
+		contains("<h1>Usage</h1>", "January 2026 (UTC)", "Month to date", "$0.75", "Forecast to month end", forecast,
+			`href="/budget"`, `<option value="2026-01" selected>January 2026 · $0.75</option>`,
+			`<option value="2025-12">December 2025 · $28.80</option>`,
+			`<svg class="delivery-chart-svg"`, "2 Jan 2026 (UTC): $0.75", "notebook", "gpu_1x_a10", `href="/usage"`).
+		lacks("=trainer")
+	b.get("/usage?month=2025-12").expect(http.StatusOK).
+		contains("Month total", "$28.80", "=trainer", "1 Dec 2025 (UTC): $28.80", "1 d 0 h 0 min", "$1.20 / hour").
+		lacks("Forecast to month end", "notebook")
+	b.get("/usage?month=December").expect(http.StatusUnprocessableEntity)
+}
+
+func TestUsageExportsDaysAndInstancesAsCSV(t *testing.T) {
+	e := newEnv(t)
+	usageAccount(t, e)
+	b := e.signedIn("ada@example.com")
+	days := b.get("/usage/export?month=2025-12&rows=days").expect(http.StatusOK).
+		hasHeader("Content-Disposition", `attachment; filename="cloudplane-usage-2025-12-days.csv"`)
+	days.contains("date_utc,cost_cents,cost_usd\n2025-12-01,2880,28.80\n2025-12-02,0,0.00\n")
+	b.get("/usage/export?month=2025-12&rows=instances").expect(http.StatusOK).
+		contains("instance_id,instance_name,instance_type,region,price_cents_per_hour,launched_at_utc,terminated_at_utc,minutes_in_month,cost_cents,cost_usd\n",
+			",'=trainer,gpu_1x_a10,us-east-1,120,2025-12-01T00:00:00Z,2025-12-02T00:00:00Z,1440,2880,28.80\n")
+	b.get("/usage/export?month=2025-12&rows=everything").expect(http.StatusUnprocessableEntity)
+}
