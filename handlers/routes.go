@@ -247,6 +247,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/instances", web.RequireUser, w.Instances)
 	app.Post("/instances", web.RequireUser, w.LaunchInstance)
 	app.Get("/instances/launch", web.RequireUser, w.LaunchForm)
+	app.Get("/instances/launch/price", web.RequireUser, w.LaunchPrice)
 	app.Post("/instances/launch/ssh-key", web.RequireUser, w.LaunchSSHKey)
 	app.Get("/instances/:id", web.RequireUser, w.Instance)
 	app.Get("/instances/:id/terminate", web.RequireUser, w.ConfirmTerminateInstance)

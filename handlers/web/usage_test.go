@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -54,4 +55,59 @@ func TestUsageExportsDaysAndInstancesAsCSV(t *testing.T) {
 		contains("instance_id,instance_name,instance_type,region,price_cents_per_hour,launched_at_utc,terminated_at_utc,minutes_in_month,cost_cents,cost_usd\n",
 			",'=trainer,gpu_1x_a10,us-east-1,120,2025-12-01T00:00:00Z,2025-12-02T00:00:00Z,1440,2880,28.80\n")
 	b.get("/usage/export?month=2025-12&rows=everything").expect(http.StatusUnprocessableEntity)
+}
+
+func TestOverviewShowsTheMonthsSpendAndForecast(t *testing.T) {
+	e := newEnv(t)
+	usageAccount(t, e)
+	minutes := int64((time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC).Sub(e.clock.Now().Add(-time.Hour)) + time.Minute - 1) / time.Minute)
+	e.signedIn("ada@example.com").get("/").expect(http.StatusOK).
+		contains(`id="overview-spend"`, "Spent in January (UTC)", `<p class="tile-count">$0.75</p>`,
+			"Forecast "+views.Cents(minutes*75/60)+" by month end", `href="/usage"`)
+}
+
+func TestInstancesShowUptimeAndSpendSoFar(t *testing.T) {
+	e := newEnv(t)
+	ada := usageAccount(t, e)
+	b := e.signedIn("ada@example.com")
+	e.clock.Advance(30*time.Minute + time.Second) // 1 h 30 min 1 s: 91 started minutes
+	b.get("/instances").expect(http.StatusOK).contains("Uptime and spend", "1 h 31 min", views.Cents(91*75/60)+" so far")
+	list, err := e.store.Instances(t.Context(), ada.Actor())
+	if err != nil || len(list) != 1 {
+		t.Fatalf("%d instances, %v", len(list), err)
+	}
+	b.get("/instances/"+list[0].ID).expect(http.StatusOK).
+		contains(`<span id="instance-spend">1 h 31 min · `+views.Cents(91*75/60)+`</span>`, "$0.75 / hour")
+}
+
+func TestLaunchFormQuotesTypeTimesQuantity(t *testing.T) {
+	e := newEnv(t)
+	e.owner("ada@example.com")
+	b := e.signedIn("ada@example.com")
+	// Without script: every type's prices, and a prompt until a type is chosen.
+	b.get("/instances/launch").expect(http.StatusOK).
+		contains(`id="launch-price"`, "Choose an instance type to see what the launch costs.", "Prices per type",
+			"<th scope=\"row\"><code>gpu_8x_h100_sxm5</code></th><td>$23.92</td><td>$17,461.60</td>", `name="quantity"`)
+	// htmx asks for the fragment when the type or quantity changes.
+	b.get("/instances/launch/price?instance_type_name=gpu_8x_h100_sxm5&quantity=3").expect(http.StatusOK).
+		contains("3 × gpu_8x_h100_sxm5: $71.76 / hour", "$52,384.80 / month (730 h)").lacks("<html")
+	b.get("/instances/launch/price?instance_type_name=gpu_1x_a10&quantity=").expect(http.StatusOK).
+		contains("1 × gpu_1x_a10: $0.75 / hour", "$547.50 / month")
+	b.get("/instances/launch/price?instance_type_name=gpu_1x_a10&quantity=99").expect(http.StatusOK).
+		contains("Choose an instance type")
+}
+
+func TestLaunchFormLaunchesAQuantity(t *testing.T) {
+	e := newEnv(t)
+	ada := e.owner("ada@example.com")
+	e.sshKey(ada, "laptop")
+	b := e.signedIn("ada@example.com")
+	b.postMultipart("/instances", url.Values{"region_name": {"us-east-1"}, "instance_type_name": {"gpu_1x_a10"},
+		"ssh_key_names": {"laptop"}, "quantity": {"two"}}).expect(http.StatusUnprocessableEntity).
+		contains("must be a whole number")
+	b.postMultipart("/instances", url.Values{"region_name": {"us-east-1"}, "instance_type_name": {"gpu_1x_a10"},
+		"ssh_key_names": {"laptop"}, "quantity": {"2"}}).expect(http.StatusSeeOther)
+	if list, _ := e.store.Instances(t.Context(), ada.Actor()); len(list) != 2 {
+		t.Fatalf("%d instances, want 2", len(list))
+	}
 }
