@@ -111,3 +111,14 @@ func TestLaunchFormLaunchesAQuantity(t *testing.T) {
 		t.Fatalf("%d instances, want 2", len(list))
 	}
 }
+
+func TestSupportSeesEachAccountsMonthSpend(t *testing.T) {
+	e := newEnv(t)
+	ada := usageAccount(t, e)
+	e.owner("bob@example.com")
+	e.user("help@example.com", models.RoleSupport)
+	s := e.signedIn("help@example.com")
+	s.get("/accounts").expect(http.StatusOK).
+		contains("Spent this month (UTC)", `class="account-spend">$0.75`, `class="account-spend">$0.00`)
+	s.get("/accounts/"+*ada.AccountID).expect(http.StatusOK).contains(`<dd id="account-spend">$0.75 · forecast `)
+}
