@@ -120,5 +120,5 @@ func TestSupportSeesEachAccountsMonthSpend(t *testing.T) {
 	s := e.signedIn("help@example.com")
 	s.get("/accounts").expect(http.StatusOK).
 		contains("Spent this month (UTC)", `class="account-spend">$0.75`, `class="account-spend">$0.00`)
-	s.get("/accounts/"+*ada.AccountID).expect(http.StatusOK).contains(`<dd id="account-spend">$0.75 · forecast `)
+	s.get("/accounts/" + *ada.AccountID).expect(http.StatusOK).contains(`<dd id="account-spend">$0.75 · forecast `)
 }
