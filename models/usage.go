@@ -229,25 +229,39 @@ func (s *Store) instanceSpans(ctx context.Context, accountID string, start, end 
 }
 
 // addDays adds the span's cost to each UTC day of days (which start at
-// dayStart(start)) that it ran in. Each day's cost is the difference of
-// the accrued cost at its two ends, so the days add up to the span's cost.
+// dayStart(start)) that it ran in. A day's cost is the difference of the
+// accrued cost at its two ends, each end read once and shared by the two
+// days it separates, so the days add up to the span's cost.
 func (sp usageSpan) addDays(days []UsageDay, start, end, now time.Time) {
 	from := start
 	if from.Before(sp.launch) {
 		from = sp.launch
 	}
 	stop := sp.effectiveEnd(now)
-	first := int(dayStart(from).Sub(dayStart(start)) / (24 * time.Hour))
-	for i := first; i < len(days) && days[i].Date.Before(stop); i++ {
-		lo, hi := days[i].Date, days[i].Date.AddDate(0, 0, 1)
-		if lo.Before(start) {
-			lo = start
+	// accrued is the cost up to t, nothing counted after stop.
+	accrued := func(t time.Time) int64 {
+		if t.After(stop) {
+			t = stop
 		}
+		return accruedCents(sp.price, minutesStarted(sp.launch, t))
+	}
+	first := int(dayStart(from).Sub(dayStart(start)) / (24 * time.Hour))
+	if first >= len(days) {
+		return
+	}
+	lo := days[first].Date
+	if lo.Before(start) {
+		lo = start
+	}
+	prev := accrued(lo)
+	for i := first; i < len(days) && days[i].Date.Before(stop); i++ {
+		hi := days[i].Date.Add(24 * time.Hour) // UTC: every day is 24 hours
 		if hi.After(end) {
 			hi = end
 		}
-		_, cents := sp.costBetween(lo, hi, now)
-		days[i].CostCents += cents
+		cur := accrued(hi)
+		days[i].CostCents += cur - prev
+		prev = cur
 	}
 }
 
