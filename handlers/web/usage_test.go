@@ -119,6 +119,6 @@ func TestSupportSeesEachAccountsMonthSpend(t *testing.T) {
 	e.user("help@example.com", models.RoleSupport)
 	s := e.signedIn("help@example.com")
 	s.get("/accounts").expect(http.StatusOK).
-		contains("Spent this month (UTC)", `class="account-spend">$0.75`, `class="account-spend">$0.00`)
+		contains(`<th scope="col">This month</th>`, `class="account-spend">$0.75`, `class="account-spend">$0.00`)
 	s.get("/accounts/" + *ada.AccountID).expect(http.StatusOK).contains(`<dd id="account-spend">$0.75 · forecast `)
 }
