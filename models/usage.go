@@ -71,9 +71,12 @@ type UsageReport struct {
 	Start, End time.Time
 	AsOf       time.Time
 	TotalCents int64
-	Days       []UsageDay      // every UTC day meeting the period, in order
-	Types      []UsageByType   // by cost, highest first, then by name
-	Instances  []InstanceUsage // those with a minute in the period, by launch then id
+	// ForecastCents is what the period will have cost at its end if what
+	// runs at AsOf keeps running (TotalCents for a period already over).
+	ForecastCents int64
+	Days          []UsageDay      // every UTC day meeting the period, in order
+	Types         []UsageByType   // by cost, highest first, then by name
+	Instances     []InstanceUsage // those with a minute in the period, by launch then id
 }
 
 // Usage reports the account's usage in the period. Codes:
@@ -104,6 +107,8 @@ func (s *Store) usageAt(ctx context.Context, accountID string, start, end, now t
 	}
 	types := map[string]*UsageByType{}
 	for _, sp := range spans {
+		_, forecast := sp.costBetween(start, end, end)
+		r.ForecastCents += forecast
 		minutes, cents := sp.costBetween(start, end, now)
 		if minutes == 0 {
 			continue
@@ -155,7 +160,7 @@ func (s *Store) MonthSpend(ctx context.Context, actor Actor, accountID string) (
 func (s *Store) monthSpend(ctx context.Context, accountID string, now time.Time) (*MonthSpend, error) {
 	month := MonthStart(now)
 	next := month.AddDate(0, 1, 0)
-	spans, err := s.instanceSpans(ctx, accountID, month, next)
+	spans, err := s.billingSpans(ctx, accountID, month, next)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +229,33 @@ func (s *Store) instanceSpans(ctx context.Context, accountID string, start, end 
 			instanceSpan: instanceSpan{launch: u.LaunchedAt, terminatedAt: u.TerminatedAt, price: u.PriceCentsPerHour},
 			usage:        u,
 		})
+	}
+	return out, rows.Err()
+}
+
+// billingSpans is instanceSpans with only what a cost needs: a month's
+// or a year's total reads no names.
+func (s *Store) billingSpans(ctx context.Context, accountID string, start, end time.Time) ([]instanceSpan, error) {
+	rows, err := s.read(ctx).Raw(`SELECT price_cents_per_hour, created_at, terminated_at FROM instances
+		WHERE account_id = ? AND created_at < ? AND (terminated_at IS NULL OR terminated_at > ?)`,
+		accountID, end, start).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []instanceSpan
+	for rows.Next() {
+		var sp instanceSpan
+		var terminated sql.NullTime
+		if err := rows.Scan(&sp.price, &sp.launch, &terminated); err != nil {
+			return nil, err
+		}
+		sp.launch = sp.launch.UTC()
+		if terminated.Valid {
+			t := terminated.Time.UTC()
+			sp.terminatedAt = &t
+		}
+		out = append(out, sp)
 	}
 	return out, rows.Err()
 }

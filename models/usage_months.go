@@ -39,7 +39,7 @@ func (s *Store) UsageMonths(ctx context.Context, actor Actor, accountID string) 
 		}
 	}
 	next := current.AddDate(0, 1, 0)
-	spans, err := s.instanceSpans(ctx, accountID, from, next)
+	spans, err := s.billingSpans(ctx, accountID, from, next)
 	if err != nil {
 		return nil, err
 	}

@@ -176,3 +176,24 @@ func TestEstimateLaunchAndSpendSoFar(t *testing.T) {
 		t.Errorf("terminated: %+v", s)
 	}
 }
+
+// The usage page's forecast comes from the report; it must be the month's
+// forecast that the overview shows, and the total for a month that is over.
+func TestUsageForecastIsTheMonthSpendsForecast(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.clock.Set(utc(2027, 12, 20, 13, 7, 41))
+	insertYearOfInstances(t, f.store, f.alice.AccountID, utc(2027, 1, 1, 0, 0, 0), 2000, f.clock.Now())
+	m, err := f.store.MonthSpend(ctx, f.alice, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := f.usage(t, f.alice, utc(2027, 12, 1, 0, 0, 0), utc(2028, 1, 1, 0, 0, 0))
+	if now.TotalCents != m.ActualCents || now.ForecastCents != m.ForecastCents || m.ForecastCents <= m.ActualCents {
+		t.Fatalf("report %d / %d, month spend %d / %d", now.TotalCents, now.ForecastCents, m.ActualCents, m.ForecastCents)
+	}
+	june := f.usage(t, f.alice, utc(2027, 6, 1, 0, 0, 0), utc(2027, 7, 1, 0, 0, 0))
+	if june.ForecastCents != june.TotalCents {
+		t.Fatalf("June is over: forecast %d, total %d", june.ForecastCents, june.TotalCents)
+	}
+}

@@ -33,11 +33,7 @@ func (h *Handlers) Usage(c *fiber.Ctx) error {
 	u := views.Usage{Month: month, AsOf: p.AsOf, Actual: p.TotalCents, Paged: c.Query("page_token") != "",
 		Current: month.Equal(months[0].Month)}
 	if u.Current {
-		spend, err := h.store.MonthSpend(ctx, a, "")
-		if err != nil {
-			return err
-		}
-		u.Forecast = spend.ForecastCents
+		u.Forecast = p.ForecastCents
 	}
 	for _, m := range months {
 		u.Months = append(u.Months, views.UsageMonth{Value: views.MonthValue(m.Month), Label: m.Month.Format("January 2006"),
