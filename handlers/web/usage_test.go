@@ -122,3 +122,17 @@ func TestSupportSeesEachAccountsMonthSpend(t *testing.T) {
 		contains(`<th scope="col">This month</th>`, `class="account-spend">$0.75`, `class="account-spend">$0.00`)
 	s.get("/accounts/" + *ada.AccountID).expect(http.StatusOK).contains(`<dd id="account-spend">$0.75 · forecast `)
 }
+
+// Viewers read the account's usage too; support staff have no account of
+// their own to read (they see each account's spend on the accounts pages).
+func TestViewersReadUsage(t *testing.T) {
+	e := newEnv(t)
+	ada := usageAccount(t, e)
+	e.member(ada, "vic@example.com", models.RoleViewer)
+	b := e.signedIn("vic@example.com")
+	b.switchTo(*ada.AccountID)
+	b.get("/usage?month=2025-12").expect(http.StatusOK).contains("$28.80", "=trainer")
+	b.get("/usage/export?month=2025-12&rows=days").expect(http.StatusOK).contains("2025-12-01,2880,28.80")
+	e.user("help@example.com", models.RoleSupport)
+	e.signedIn("help@example.com").get("/usage").expect(http.StatusUnprocessableEntity)
+}
