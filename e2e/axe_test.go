@@ -98,7 +98,7 @@ func TestAxeOwnerPages(t *testing.T) {
 	b.signIn(o)
 	b.axePages("/", "/instances", "/instances/launch", "/ssh-keys", "/fabric", "/filesystems", "/firewall",
 		"/firewall/global", "/firewall/rulesets", "/firewall/rulesets/new", "/api-keys", "/members", "/audit-events",
-		"/tickets", "/tickets/new", "/tickets/"+ticket.ID, "/webhook", "/webhook-deliveries", "/account",
+		"/tickets", "/tickets/new", "/tickets/"+ticket.ID, "/webhook", "/webhook-deliveries", "/account", "/usage",
 		"/search?q=axe", "/budget")
 
 	// The search field's suggestions, open.

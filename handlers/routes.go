@@ -40,6 +40,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	v1.Get("/budget", a.Budget)
 	v1.Put("/budget", a.SetBudget)
 	v1.Get("/audit-events", a.AuditEvents)
+	v1.Get("/usage", a.Usage)
 
 	v1.Get("/filesystems", a.Filesystems)
 	v1.Get("/file-systems", a.Filesystems) // deprecated spelling, same body
@@ -248,6 +249,7 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/instances", web.RequireUser, w.Instances)
 	app.Post("/instances", web.RequireUser, w.LaunchInstance)
 	app.Get("/instances/launch", web.RequireUser, w.LaunchForm)
+	app.Get("/instances/launch/price", web.RequireUser, w.LaunchPrice)
 	app.Post("/instances/launch/ssh-key", web.RequireUser, w.LaunchSSHKey)
 	app.Get("/instances/:id", web.RequireUser, w.Instance)
 	app.Get("/instances/:id/terminate", web.RequireUser, w.ConfirmTerminateInstance)
@@ -263,6 +265,8 @@ func routes(app *fiber.App, cfg Config, guard *api.Guard) {
 	app.Get("/audit-events/export", web.RequireUser, w.ExportAuditEvents)
 	app.Get("/budget", web.RequireUser, w.Budget)
 	app.Post("/budget", web.RequireUser, w.SaveBudget)
+	app.Get("/usage", web.RequireUser, w.Usage)
+	app.Get("/usage/export", web.RequireUser, w.ExportUsage)
 
 	app.Get("/tickets", web.RequireUser, w.Tickets)
 	app.Post("/tickets", web.RequireUser, w.CreateTicket)

@@ -73,9 +73,12 @@ type UsageReport struct {
 	Start, End time.Time
 	AsOf       time.Time
 	TotalCents int64
-	Days       []UsageDay      // every UTC day meeting the period, in order
-	Types      []UsageByType   // by cost, highest first, then by name
-	Instances  []InstanceUsage // those with a minute in the period, by launch then id
+	// ForecastCents is what the period will have cost at its end if what
+	// runs at AsOf keeps running (TotalCents for a period already over).
+	ForecastCents int64
+	Days          []UsageDay      // every UTC day meeting the period, in order
+	Types         []UsageByType   // by cost, highest first, then by name
+	Instances     []InstanceUsage // those with a minute in the period, by launch then id
 }
 
 // Usage reports the account's usage in the period. Codes:
@@ -89,7 +92,13 @@ func (s *Store) Usage(ctx context.Context, actor Actor, q UsageQuery) (*UsageRep
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	start, end, now := q.Start.UTC(), q.End.UTC(), s.Now()
+	return s.usageAt(ctx, accountID, q.Start.UTC(), q.End.UTC(), s.Now())
+}
+
+// usageAt is the account's usage in [start, end) as read at now: a page
+// of the API's listing reads at the instant its first page was read, so
+// every page counts the same costs.
+func (s *Store) usageAt(ctx context.Context, accountID string, start, end, now time.Time) (*UsageReport, error) {
 	spans, err := s.instanceSpans(ctx, accountID, start, end)
 	if err != nil {
 		return nil, err
@@ -100,6 +109,8 @@ func (s *Store) Usage(ctx context.Context, actor Actor, q UsageQuery) (*UsageRep
 	}
 	types := map[string]*UsageByType{}
 	for _, sp := range spans {
+		_, forecast := sp.costBetween(start, end, end)
+		r.ForecastCents += forecast
 		minutes, cents := sp.costBetween(start, end, now)
 		if minutes == 0 {
 			continue
@@ -157,7 +168,7 @@ func (s *Store) monthSpend(ctx context.Context, accountID string, now time.Time)
 func monthSpendIn(db *gorm.DB, accountID string, now time.Time) (*MonthSpend, error) {
 	month := MonthStart(now)
 	next := month.AddDate(0, 1, 0)
-	spans, err := spansIn(db, accountID, month, next)
+	spans, err := billingSpansIn(db, accountID, month, next)
 	if err != nil {
 		return nil, err
 	}
@@ -235,26 +246,67 @@ func spansIn(db *gorm.DB, accountID string, start, end time.Time) ([]usageSpan, 
 	return out, rows.Err()
 }
 
+// billingSpansIn is instanceSpans with only what a cost needs: a month's
+// or a year's total reads no names.
+func billingSpansIn(db *gorm.DB, accountID string, start, end time.Time) ([]instanceSpan, error) {
+	rows, err := db.Raw(`SELECT price_cents_per_hour, created_at, terminated_at FROM instances
+		WHERE account_id = ? AND created_at < ? AND (terminated_at IS NULL OR terminated_at > ?)`,
+		accountID, end, start).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []instanceSpan
+	for rows.Next() {
+		var sp instanceSpan
+		var terminated sql.NullTime
+		if err := rows.Scan(&sp.price, &sp.launch, &terminated); err != nil {
+			return nil, err
+		}
+		sp.launch = sp.launch.UTC()
+		if terminated.Valid {
+			t := terminated.Time.UTC()
+			sp.terminatedAt = &t
+		}
+		out = append(out, sp)
+	}
+	return out, rows.Err()
+}
+
 // addDays adds the span's cost to each UTC day of days (which start at
-// dayStart(start)) that it ran in. Each day's cost is the difference of
-// the accrued cost at its two ends, so the days add up to the span's cost.
+// dayStart(start)) that it ran in. A day's cost is the difference of the
+// accrued cost at its two ends, each end read once and shared by the two
+// days it separates, so the days add up to the span's cost.
 func (sp usageSpan) addDays(days []UsageDay, start, end, now time.Time) {
 	from := start
 	if from.Before(sp.launch) {
 		from = sp.launch
 	}
 	stop := sp.effectiveEnd(now)
-	first := int(dayStart(from).Sub(dayStart(start)) / (24 * time.Hour))
-	for i := first; i < len(days) && days[i].Date.Before(stop); i++ {
-		lo, hi := days[i].Date, days[i].Date.AddDate(0, 0, 1)
-		if lo.Before(start) {
-			lo = start
+	// accrued is the cost up to t, nothing counted after stop.
+	accrued := func(t time.Time) int64 {
+		if t.After(stop) {
+			t = stop
 		}
+		return accruedCents(sp.price, minutesStarted(sp.launch, t))
+	}
+	first := int(dayStart(from).Sub(dayStart(start)) / (24 * time.Hour))
+	if first >= len(days) {
+		return
+	}
+	lo := days[first].Date
+	if lo.Before(start) {
+		lo = start
+	}
+	prev := accrued(lo)
+	for i := first; i < len(days) && days[i].Date.Before(stop); i++ {
+		hi := days[i].Date.Add(24 * time.Hour) // UTC: every day is 24 hours
 		if hi.After(end) {
 			hi = end
 		}
-		_, cents := sp.costBetween(lo, hi, now)
-		days[i].CostCents += cents
+		cur := accrued(hi)
+		days[i].CostCents += cur - prev
+		prev = cur
 	}
 }
 

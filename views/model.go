@@ -192,6 +192,15 @@ type Overview struct {
 	Resources []ResourceCount
 	Events    []Event
 	Checklist []ChecklistStep // shown until every step is done
+	Spend     *MonthSpend     // this month's cost; nil hides it
+}
+
+// MonthSpend is the current month's cost so far and its forecast, in
+// cents (UTC month).
+type MonthSpend struct {
+	Month    time.Time
+	Actual   int64
+	Forecast int64
 }
 
 // ResourceCount is one tile of the overview: how many of a resource the

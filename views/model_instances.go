@@ -39,6 +39,8 @@ type Instance struct {
 	TypeDescription   string
 	Price             string // "$0.75 / hour"
 	Launched          time.Time
+	Uptime            time.Duration // from launch to now or its termination
+	SpendCents        int64         // what it has cost so far
 	SSHKeys           []string
 	SSHKeyFile        string // the file the SSH keys page suggested for the key's private half
 	Image             string // the image's name, "" when none was recorded
@@ -123,6 +125,9 @@ type Launch struct {
 	AddedKey string
 	// BootTime is how long an instance boots (--instance-boot-time).
 	BootTime time.Duration
+	// Price is the summary beside the Launch button.
+	Price       LaunchPrice
+	MaxQuantity int
 }
 
 // TagRow is one key/value row of the launch form's tags; blank rows are
@@ -162,3 +167,25 @@ func BootTimeText(d time.Duration) string {
 // LaunchSSHKeyID is the launch form's SSH key part, which adding or
 // generating a key with script replaces.
 const LaunchSSHKeyID = "launch-ssh-key"
+
+// LaunchPrice is the price summary beside the Launch button: the chosen
+// type × quantity when a type is chosen, and every type's prices.
+type LaunchPrice struct {
+	Chosen   bool
+	TypeName string
+	Quantity int
+	PerHour  int64 // cents, all the instances
+	PerMonth int64 // cents, for HoursPerMonth hours
+	Hours    int   // the hours a month is quoted for
+	Types    []LaunchTypePrice
+}
+
+// LaunchTypePrice is one type's prices for one instance.
+type LaunchTypePrice struct {
+	Name     string
+	PerHour  int64
+	PerMonth int64
+}
+
+// LaunchPriceID is the summary's element id, which htmx swaps.
+const LaunchPriceID = "launch-price"

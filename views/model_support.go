@@ -96,6 +96,10 @@ type AccountRow struct {
 	Created         time.Time
 
 	FabricPartitionQuota int
+
+	// SpendCents and ForecastCents are the current month's (UTC) spend
+	// so far and its forecast to the month's end.
+	SpendCents, ForecastCents int64
 }
 
 // AccountDetail is one account, with the form that changes it.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,7 +15,8 @@ import (
 
 // launchFields are the launch form's single-valued fields, named as the
 // API's launch request names them.
-var launchFields = []string{"name", "region_name", "instance_type_name", "ssh_key_names", "image", "hostname", "user_data"}
+var launchFields = []string{"name", "region_name", "instance_type_name", "ssh_key_names", "image", "hostname", "user_data",
+	"quantity"}
 
 // LaunchForm shows the form to launch an instance.
 func (h *Handlers) LaunchForm(c *fiber.Ctx) error {
@@ -58,6 +60,12 @@ func (h *Handlers) LaunchInstance(c *fiber.Ctx) error {
 	if key := form.Value("ssh_key_names"); key != "" {
 		in.SSHKeyNames = []string{key}
 	}
+	quantity, ok := launchQuantity(form.Value("quantity"))
+	if !ok {
+		form.Errors = map[string]string{"quantity": "must be a whole number, 1 to " + strconv.Itoa(models.MaxLaunchQuantity)}
+		return h.launchPage(c, fiber.StatusUnprocessableEntity, form, 0)
+	}
+	in.Quantity = quantity
 	for _, id := range form.rulesets {
 		in.FirewallRulesets = append(in.FirewallRulesets, models.RulesetRef{ID: id})
 	}
@@ -81,8 +89,12 @@ func (h *Handlers) LaunchInstance(c *fiber.Ctx) error {
 		form.Errors = byFormField(form.Errors)
 		return h.launchPage(c, status, form, 0)
 	}
-	ref := instanceRef(views.Instance{ID: ids[0], Name: in.Name})
-	if err := h.flash(c, views.Capitalize(ref)+" is launching. You can log in once its status reads Active."); err != nil {
+	launched := views.Capitalize(instanceRef(views.Instance{ID: ids[0], Name: in.Name})) +
+		" is launching. You can log in once its status reads Active."
+	if len(ids) > 1 {
+		launched = strconv.Itoa(len(ids)) + " instances are launching. You can log in once their status reads Active."
+	}
+	if err := h.flash(c, launched); err != nil {
 		return err
 	}
 	return redirect(c, "/instances")
@@ -150,6 +162,7 @@ func (h *Handlers) launchPage(c *fiber.Ctx, status int, lf *launchForm, moreTags
 			Hint: "Optional. A family's newest version, or one version; each must be offered in the launch region."},
 		Tags: shownTagRows(lf.tags, moreTags), TagsError: lf.tagsError, MaxTags: models.MaxInstanceTags,
 		BillingInvalid: !account.BillingAddressValid,
+		Price:          launchPrice(form.Value("instance_type_name"), form.Value("quantity")), MaxQuantity: models.MaxLaunchQuantity,
 	}
 	for _, t := range types {
 		lt := views.InstanceType{Name: t.Name, Description: t.Description, Specs: specsText(t.Specs),

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -21,8 +23,10 @@ func (h *Handlers) Instances(c *fiber.Ctx) error {
 	}
 	rows := make([]views.Instance, len(ds))
 	changing := false
+	now := h.store.Now()
 	for i := range ds {
 		rows[i] = viewInstance(&ds[i], nil)
+		withSpend(&rows[i], &ds[i].Instance, now)
 		changing = changing || rows[i].Transitional()
 	}
 	if c.Get("HX-Target") == views.InstancesTableID {
@@ -67,6 +71,7 @@ func (h *Handlers) Instance(c *fiber.Ctx) error {
 	}
 	v := viewInstance(d, names)
 	v.BootTime = h.store.InstanceBootTime()
+	withSpend(&v, &d.Instance, h.store.Now())
 	if c.Get("HX-Target") == views.InstanceDetailID {
 		return renderAlone(c, views.InstanceDetail(v))
 	}
@@ -81,7 +86,7 @@ func viewInstance(d *models.InstanceDetail, rulesets map[string]string) views.In
 	v := views.Instance{
 		ID: d.ID, Name: d.Name, Status: d.Status, IP: d.IP, PrivateIP: d.PrivateIP, Hostname: d.Hostname,
 		Region: region.Name, RegionDescription: region.Description,
-		Type: typ.Name, TypeDescription: typ.Description, Price: priceText(typ.PriceCentsPerHour),
+		Type: typ.Name, TypeDescription: typ.Description, Price: priceText(int(cmp.Or(d.PriceCentsPerHour, int64(typ.PriceCentsPerHour)))),
 		Launched: d.CreatedAt, SSHKeys: d.SSHKeyNames,
 		CanRestart: actions.Restart.Available, CanTerminate: actions.Terminate.Available,
 	}
@@ -104,6 +109,13 @@ func viewInstance(d *models.InstanceDetail, rulesets map[string]string) views.In
 		v.Rulesets = append(v.Rulesets, id)
 	}
 	return v
+}
+
+// withSpend adds how long the instance has run and what it has cost,
+// read at now (models.Instance.SpendSoFar).
+func withSpend(v *views.Instance, inst *models.Instance, now time.Time) {
+	s := inst.SpendSoFar(now)
+	v.Uptime, v.SpendCents = s.Uptime, s.CostCents
 }
 
 func priceText(centsPerHour int) string {

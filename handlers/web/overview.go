@@ -29,6 +29,11 @@ func (h *Handlers) Home(c *fiber.Ctx) error {
 		return err
 	}
 	v := views.Overview{Alerts: accountAlerts(o), Resources: resourceCounts(o), Checklist: firstRunChecklist(o)}
+	spend, err := h.store.MonthSpend(c.UserContext(), a, "")
+	if err != nil {
+		return err
+	}
+	v.Spend = &views.MonthSpend{Month: spend.Month, Actual: spend.ActualCents, Forecast: spend.ForecastCents}
 	webhook, err := h.overviewWebhookAlerts(c)
 	if err != nil {
 		return err

@@ -23,8 +23,18 @@ func (h *Handlers) Accounts(c *fiber.Ctx) error {
 		}
 		page = &models.AccountPage{}
 	}
+	ids := make([]string, len(page.Accounts))
+	for i, a := range page.Accounts {
+		ids[i] = a.ID
+	}
+	spends, err := h.store.MonthSpends(c.UserContext(), actor(c), ids) // one query for the page
+	if err != nil {
+		return err
+	}
 	for _, a := range page.Accounts {
-		v.Accounts = append(v.Accounts, accountRow(a))
+		row := accountRow(a)
+		row.SpendCents, row.ForecastCents = spends[a.ID].ActualCents, spends[a.ID].ForecastCents
+		v.Accounts = append(v.Accounts, row)
 	}
 	v.Paged = token != ""
 	if page.NextPageToken != nil {
@@ -69,7 +79,12 @@ func (h *Handlers) supportAccountPage(c *fiber.Ctx, status int, id string, form 
 	if err != nil {
 		return err
 	}
+	spend, err := h.store.MonthSpend(c.UserContext(), actor(c), id)
+	if err != nil {
+		return err
+	}
 	v := views.AccountDetail{AccountRow: accountRow(*a), CSRF: csrfToken(c), Quotas: quotaUsages(usage)}
+	v.SpendCents, v.ForecastCents = spend.ActualCents, spend.ForecastCents
 	if form != nil {
 		v.Form = *form
 	} else {

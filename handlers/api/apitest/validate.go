@@ -49,6 +49,7 @@ var extensions = map[string]bool{
 	"GET /api/v1/openapi.json": true,
 	"GET /api/v1/budget":       true,
 	"PUT /api/v1/budget":       true,
+	"GET /api/v1/usage":        true,
 }
 
 // rateLimitedCode is the error code of our 429 answers. 429 is cloudplane's
