@@ -197,15 +197,15 @@ func (s *Store) SetBudget(ctx context.Context, actor Actor, in BudgetInput) (*Bu
 	return &out, nil
 }
 
-// budgetAllowsLaunch refuses a launch, inside its transaction, when the
+// budgetAllowsLaunch refuses a launch, before its transaction, when the
 // account's budget stops launches and the month's actual spend has
 // reached it: CodeBudgetExceeded. Running instances are never stopped.
-func budgetAllowsLaunch(tx *gorm.DB, accountID string, now time.Time) error {
-	b, err := budgetIn(tx, accountID)
+func budgetAllowsLaunch(db *gorm.DB, accountID string, now time.Time) error {
+	b, err := budgetIn(db, accountID)
 	if err != nil || !b.StopLaunches || b.AmountCents == 0 {
 		return err
 	}
-	spend, err := monthSpendIn(tx, accountID, now)
+	spend, err := monthSpendIn(db, accountID, now)
 	if err != nil {
 		return err
 	}

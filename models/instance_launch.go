@@ -28,6 +28,13 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
+	// Before the write: the month's spend reads every instance of the
+	// month, too long to hold SQLite's write lock for, and a launch adds
+	// nothing to the spend so far, so checking it inside could refuse
+	// nothing more.
+	if err := budgetAllowsLaunch(s.read(ctx), accountID, s.Now()); err != nil {
+		return nil, translate(err)
+	}
 	var ids []string
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		ids = nil
@@ -36,9 +43,6 @@ func (s *Store) LaunchInstances(ctx context.Context, actor Actor, in LaunchInsta
 			return err
 		}
 		if err := a.requireBillingAddress(); err != nil {
-			return err
-		}
-		if err := budgetAllowsLaunch(tx, accountID, s.Now()); err != nil {
 			return err
 		}
 		if _, err := sshKeyByName(tx, accountID, in.SSHKeyNames[0]); err != nil {

@@ -164,7 +164,7 @@ func (s *Store) monthSpend(ctx context.Context, accountID string, now time.Time)
 }
 
 // monthSpendIn is monthSpend read through db, which may be a transaction
-// (a launch checks the budget inside its own).
+// or a read.
 func monthSpendIn(db *gorm.DB, accountID string, now time.Time) (*MonthSpend, error) {
 	month := MonthStart(now)
 	next := month.AddDate(0, 1, 0)
