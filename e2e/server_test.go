@@ -3,11 +3,13 @@ package e2e
 import (
 	"cloudplane/e2e/browser"
 	"cloudplane/handlers/testserver"
+	"cloudplane/models"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,13 +21,28 @@ const password = "correct horse battery staple"
 
 var setupLine = regexp.MustCompile(`url=(http://\S+/setup/[0-9a-f]+)`)
 
+// suiteCapacity is the default capacity's types and regions with room
+// for every test of the suite: they share one server, and the default's
+// few slots ran out once enough of them launched an A10 in us-east-1.
+func suiteCapacity() string {
+	var pairs []string
+	for typ, regions := range models.DefaultCapacity() {
+		for region, n := range regions {
+			pairs = append(pairs, fmt.Sprintf("%s:%s=%d", typ, region, n*50))
+		}
+	}
+	slices.Sort(pairs)
+	return strings.Join(pairs, ",")
+}
+
 // startServer runs `cloudplane serve` through testserver (port 0, read
 // back from the log), with limits off and a short boot time, and reads
 // the first-run setup link from its log. stop ends it and writes its log
 // to logPath.
 func startServer(db, logPath string) (srv *testserver.Server, setup string, stop func(), err error) {
 	srv, err = testserver.Launch(testserver.Options{Database: db, Args: []string{
-		"--rate-limit", "off", "--launch-rate-limit", "off", "--instance-boot-time", "2s"}})
+		"--rate-limit", "off", "--launch-rate-limit", "off", "--instance-boot-time", "2s",
+		"--instance-capacity", suiteCapacity()}})
 	if srv == nil {
 		return nil, "", func() {}, err
 	}
