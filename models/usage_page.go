@@ -80,7 +80,7 @@ func (s *Store) UsagePage(ctx context.Context, actor Actor, in UsageInput) (*Usa
 		page.NextPageToken = sealUsageToken(key, scope, usageCursor{asOf: now, launch: last.LaunchedAt, id: last.InstanceID})
 	}
 	r.Instances = rows
-	return page, nil
+	return page, s.withNames(ctx, accountID, rows)
 }
 
 // query parses the period; now fills in the current month.

@@ -43,6 +43,9 @@ func TestUsagePagesAddUpToTheTotal(t *testing.T) {
 				t.Fatalf("instance %s on two pages", r.InstanceID)
 			}
 			seen[r.InstanceID] = true
+			if r.Name != "i" || r.RegionName != "us-east-1" {
+				t.Fatalf("instance %s named %q in %q", r.InstanceID, r.Name, r.RegionName)
+			}
 			sum += r.CostCents
 		}
 		pages++

@@ -156,6 +156,9 @@ func TestUsageOfTenThousandInstancesAddsUpExactly(t *testing.T) {
 	}
 	var sum int64
 	for _, in := range whole.Instances {
+		if in.Name != "i" || in.RegionName != "us-east-1" {
+			t.Fatalf("instance %s named %q in %q", in.InstanceID, in.Name, in.RegionName)
+		}
 		if in.CostCents != want[in.InstanceID] {
 			t.Fatalf("instance %s: %d cents, want %d", in.InstanceID, in.CostCents, want[in.InstanceID])
 		}
