@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -55,5 +54,4 @@ func BenchmarkDeadline(b *testing.B) {
 			})
 		})
 	}
-	_ = time.Second
 }
