@@ -95,8 +95,10 @@ func (s *Store) FilesystemsEncoded(ctx context.Context, actor Actor, enc *ListEn
 
 // loadFilesystems reads the account's filesystems from the database.
 func (s *Store) loadFilesystems(ctx context.Context, accountID string) ([]FilesystemView, error) {
-	out := []FilesystemView{}
-	err := s.filesystemViews(ctx, accountID).Order("filesystems.name").Scan(&out).Error
+	out, err := findFilesystemViews(s.filesystemViews(ctx, accountID).Order("filesystems.name"))
+	if out == nil {
+		out = []FilesystemView{}
+	}
 	return out, err
 }
 
@@ -110,8 +112,8 @@ func (s *Store) Filesystem(ctx context.Context, actor Actor, id string) (*Filesy
 	if !IsID(id) {
 		return nil, filesystemNotFound(id)
 	}
-	var out []FilesystemView
-	if err := s.filesystemViews(ctx, accountID).Where("filesystems.id = ?", id).Scan(&out).Error; err != nil {
+	out, err := findFilesystemViews(s.filesystemViews(ctx, accountID).Where("filesystems.id = ?", id))
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -124,7 +126,7 @@ func (s *Store) Filesystem(ctx context.Context, actor Actor, id string) (*Filesy
 // and in-use flags joined in.
 func (s *Store) filesystemViews(ctx context.Context, accountID string) *gorm.DB {
 	return s.read(ctx).Table("filesystems").
-		Select("filesystems.*, COALESCE(users.email, '') AS creator_email, COALESCE(users.status, ?) AS creator_status, "+
+		Select(filesystemViewColumns+", COALESCE(users.email, '') AS creator_email, COALESCE(users.status, ?) AS creator_status, "+
 			heldSQL("instance_filesystems", "filesystem_id", "filesystems.id")+" AS in_use",
 			UserDeactivated, instanceInUseStatuses).
 		Joins("LEFT JOIN users ON users.id = filesystems.created_by_user_id").
