@@ -210,12 +210,18 @@ func monthSpendIn(db *gorm.DB, accountID string, now time.Time) (*MonthSpend, er
 	}
 	m := &MonthSpend{Month: month, AsOf: now}
 	for _, sp := range spans {
-		_, actual := sp.costBetween(month, next, now)
-		_, forecast := sp.costBetween(month, next, next)
-		m.ActualCents += actual
-		m.ForecastCents += forecast
+		m.add(sp)
 	}
 	return m, nil
+}
+
+// add counts an instance's cost in the month: so far, and by its end.
+func (m *MonthSpend) add(sp instanceSpan) {
+	next := m.Month.AddDate(0, 1, 0)
+	_, actual := sp.costBetween(m.Month, next, m.AsOf)
+	_, forecast := sp.costBetween(m.Month, next, next)
+	m.ActualCents += actual
+	m.ForecastCents += forecast
 }
 
 // usageAccount is the account whose usage the actor reads.
@@ -248,14 +254,9 @@ type usageSpan struct {
 // end), in launch order. It scans rows by hand: an account can hold tens
 // of thousands of instances over a year.
 func (s *Store) instanceSpans(ctx context.Context, accountID string, start, end time.Time) ([]usageSpan, error) {
-	return spansIn(s.read(ctx), accountID, start, end)
-}
-
-// spansIn is instanceSpans read through db.
-func spansIn(db *gorm.DB, accountID string, start, end time.Time) ([]usageSpan, error) {
 	// Names and regions are read later, for the rows shown (withNames):
 	// every column is a few cgo calls a row, the most of a year's cost.
-	rows, err := db.Raw(`SELECT id, instance_type_name, price_cents_per_hour,
+	rows, err := s.read(ctx).Raw(`SELECT id, instance_type_name, price_cents_per_hour,
 		created_at, terminated_at FROM instances
 		WHERE account_id = ? AND created_at < ? AND (terminated_at IS NULL OR terminated_at > ?)
 		ORDER BY created_at, id`, accountID, end, start).Rows()
@@ -266,22 +267,30 @@ func spansIn(db *gorm.DB, accountID string, start, end time.Time) ([]usageSpan, 
 	var out []usageSpan
 	for rows.Next() {
 		var u InstanceUsage
-		var terminated sql.NullTime
-		if err := rows.Scan(&u.InstanceID, &u.InstanceTypeName, &u.PriceCentsPerHour,
-			&u.LaunchedAt, &terminated); err != nil {
+		sp, err := scanSpan(rows, &u.InstanceID, &u.InstanceTypeName)
+		if err != nil {
 			return nil, err
 		}
-		u.LaunchedAt = u.LaunchedAt.UTC()
-		if terminated.Valid {
-			t := terminated.Time.UTC()
-			u.TerminatedAt = &t
-		}
-		out = append(out, usageSpan{
-			instanceSpan: instanceSpan{launch: u.LaunchedAt, terminatedAt: u.TerminatedAt, price: u.PriceCentsPerHour},
-			usage:        u,
-		})
+		u.PriceCentsPerHour, u.LaunchedAt, u.TerminatedAt = sp.price, sp.launch, sp.terminatedAt
+		out = append(out, usageSpan{instanceSpan: sp, usage: u})
 	}
 	return out, rows.Err()
+}
+
+// scanSpan scans a row whose last three columns are price_cents_per_hour,
+// created_at and terminated_at, after the columns lead points to.
+func scanSpan(rows *sql.Rows, lead ...any) (instanceSpan, error) {
+	var sp instanceSpan
+	var terminated sql.NullTime
+	if err := rows.Scan(append(lead, &sp.price, &sp.launch, &terminated)...); err != nil {
+		return sp, err
+	}
+	sp.launch = sp.launch.UTC()
+	if terminated.Valid {
+		t := terminated.Time.UTC()
+		sp.terminatedAt = &t
+	}
+	return sp, nil
 }
 
 // billingSpansIn is instanceSpans with only what a cost needs: a month's
@@ -296,15 +305,9 @@ func billingSpansIn(db *gorm.DB, accountID string, start, end time.Time) ([]inst
 	defer rows.Close()
 	var out []instanceSpan
 	for rows.Next() {
-		var sp instanceSpan
-		var terminated sql.NullTime
-		if err := rows.Scan(&sp.price, &sp.launch, &terminated); err != nil {
+		sp, err := scanSpan(rows)
+		if err != nil {
 			return nil, err
-		}
-		sp.launch = sp.launch.UTC()
-		if terminated.Valid {
-			t := terminated.Time.UTC()
-			sp.terminatedAt = &t
 		}
 		out = append(out, sp)
 	}

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -82,21 +81,12 @@ func (s *Store) MonthSpends(ctx context.Context, actor Actor, accountIDs []strin
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var sp instanceSpan
-		var terminated sql.NullTime
-		if err := rows.Scan(&id, &sp.price, &sp.launch, &terminated); err != nil {
+		sp, err := scanSpan(rows, &id)
+		if err != nil {
 			return nil, err
 		}
-		sp.launch = sp.launch.UTC()
-		if terminated.Valid {
-			t := terminated.Time.UTC()
-			sp.terminatedAt = &t
-		}
 		m := out[id]
-		_, actual := sp.costBetween(month, next, now)
-		_, forecast := sp.costBetween(month, next, next)
-		m.ActualCents += actual
-		m.ForecastCents += forecast
+		m.add(sp)
 		out[id] = m
 	}
 	return out, rows.Err()
