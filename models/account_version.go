@@ -44,6 +44,7 @@ const accountVersionSQL = "SELECT version FROM account_versions WHERE account_id
 // account never changed. It is on every cached read's path, so it skips
 // GORM; accountVersion (account_version_batch.go) calls it.
 func (s *Store) queryAccountVersion(ctx context.Context, accountID string) (int64, error) {
+	s.versions.queries.Add(1)
 	stmt, err := s.db.Prepare(ctx, accountVersionSQL)
 	if err != nil {
 		return 0, err

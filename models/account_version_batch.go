@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,7 @@ type versionReads struct {
 	mu      sync.Mutex
 	running bool
 	next    *versionBatch // the batch that runs after the running read
+	queries atomic.Int64  // queries sent, for tests
 }
 
 // versionBatch is one query's accounts and, once done is closed, their
@@ -51,7 +53,7 @@ func (s *Store) accountVersion(ctx context.Context, accountID string) (int64, er
 	if !r.running {
 		r.running = true
 		r.mu.Unlock()
-		v, err := s.queryAccountVersion(ctx, accountID)
+		v, err := s.readAccountVersion(ctx, accountID)
 		s.startNextVersionBatch()
 		return v, err
 	}
@@ -92,7 +94,7 @@ func (s *Store) runVersionBatch(b *versionBatch) {
 	ctx, cancel := context.WithTimeout(context.Background(), versionBatchTimeout)
 	qctx, err := s.versionQueryContext(ctx)
 	if err == nil {
-		err = s.queryAccountVersions(qctx, b.ids, b.versions)
+		err = s.readAccountVersions(qctx, b.ids, b.versions)
 	}
 	b.err = err
 	cancel()
@@ -127,6 +129,7 @@ func (s *Store) queryAccountVersions(ctx context.Context, ids []string, versions
 			args[i] = ids[min(i, n-1)] // padded with the last id again
 		}
 		ids = ids[n:]
+		s.versions.queries.Add(1)
 		stmt, err := s.db.Prepare(ctx, accountVersionsSQL[k])
 		if err != nil {
 			return err

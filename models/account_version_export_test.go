@@ -26,3 +26,6 @@ func (s *Store) VersionReadsWaiting() (reads, accounts int) {
 func (s *Store) AccountVersion(ctx context.Context, accountID string) (int64, error) {
 	return s.accountVersion(ctx, accountID)
 }
+
+// VersionQueries is how many account-version queries the store has sent.
+func (s *Store) VersionQueries() int64 { return s.versions.queries.Load() }

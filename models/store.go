@@ -120,6 +120,9 @@ type Store struct {
 	// versions coalesces concurrent reads of account versions
 	// (account_version_batch.go).
 	versions versionReads
+	// versionMemo spares them while nothing commits (SQLite,
+	// account_version_memo.go).
+	versionMemo versionMemo
 }
 
 // Option changes a Store at construction.

@@ -36,9 +36,10 @@ func IsPostgres(dsn string) bool {
 // PostgreSQL has no writer: its writers run side by side, kept apart by
 // row locks and constraints, which also hold between replicas.
 type DB struct {
-	gorm   *gorm.DB
-	writer *sqliteWriter // nil on PostgreSQL
-	stmts  *statements
+	gorm    *gorm.DB
+	writer  *sqliteWriter // nil on PostgreSQL
+	commits *commitWatch  // nil on PostgreSQL
+	stmts   *statements
 }
 
 // Open connects to the database named by dsn: a postgres:// URL, or else
@@ -48,6 +49,7 @@ type DB struct {
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	var db *gorm.DB
 	var w *sqliteWriter
+	var commits *commitWatch
 	var err error
 	if IsPostgres(dsn) {
 		// No GORM statement cache: its lock, held by a goroutine waiting
@@ -57,6 +59,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db, err = gorm.Open(postgres.Open(dsn), gormConfig())
 	} else {
 		db, w, err = openSQLite(dsn)
+		commits = newCommitWatch(sqliteDSN(dsn), dsn)
 	}
 	if err != nil {
 		// gorm.Open already dials PostgreSQL; a failure there is the server
@@ -77,7 +80,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &DB{gorm: db, writer: w, stmts: newStatements(sqlDB)}, nil
+	return &DB{gorm: db, writer: w, commits: commits, stmts: newStatements(sqlDB)}, nil
 }
 
 func gormConfig() *gorm.Config {
@@ -112,8 +115,7 @@ func openSQLite(path string) (*gorm.DB, *sqliteWriter, error) {
 	// Each connection has its own page cache, so its size times the pool's
 	// is what SQLite may hold in memory: 2 MB (SQLite's default) each; the
 	// operating system caches the file beneath.
-	dsn := "file:" + path + "?_busy_timeout=10000&_journal_mode=WAL&_foreign_keys=on" +
-		"&_synchronous=NORMAL&_txlock=immediate&_cache_size=-2000"
+	dsn := sqliteDSN(path)
 	db, err := gorm.Open(sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn}), gormConfig())
 	if err != nil {
 		return nil, nil, err
@@ -126,6 +128,11 @@ func openSQLite(path string) (*gorm.DB, *sqliteWriter, error) {
 		return nil, nil, err
 	}
 	return db, w, nil
+}
+
+func sqliteDSN(path string) string {
+	return "file:" + path + "?_busy_timeout=10000&_journal_mode=WAL&_foreign_keys=on" +
+		"&_synchronous=NORMAL&_txlock=immediate&_cache_size=-2000"
 }
 
 // poolSize bounds the connections one process keeps to its database, and

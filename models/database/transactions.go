@@ -113,6 +113,9 @@ func (db *DB) Close() error {
 		return err
 	}
 	db.stmts.close()
+	if db.commits != nil {
+		db.commits.close()
+	}
 	if db.writer != nil {
 		_ = db.writer.close()
 	}
