@@ -14,7 +14,8 @@ import (
 )
 
 // serveDebug serves net/http/pprof, and expvar's /debug/vars with the
-// database pool's statistics (waits for a connection show there), on its
+// database pool's statistics (waits for a connection show there) and the
+// memory SQLite and malloc hold (c_memory), on its
 // own listener, apart from the API so that they are never reachable
 // through the public port. It is off unless --debug-addr is given; bind it
 // to loopback.
@@ -28,6 +29,7 @@ func serveDebug(ln net.Listener, db *sql.DB, writer func() (database.WriterStati
 			}
 			return nil
 		}))
+		expvar.Publish("c_memory", expvar.Func(func() any { return readCMemory() }))
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/debug/vars", expvar.Handler())

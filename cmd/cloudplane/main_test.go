@@ -10,6 +10,7 @@ import (
 
 	"cloudplane/handlers/testserver"
 	"cloudplane/models"
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
 
@@ -100,9 +101,12 @@ func TestServeHealthAndGracefulStop(t *testing.T) {
 	}
 }
 
-// The profiler is served only on --debug-addr, never on the API's port.
+// The profiler is served only on --debug-addr, never on the API's port;
+// /debug/vars there shows the pool and the memory SQLite holds, which the
+// Go runtime's statistics do not count.
 func TestServeDebugAddr(t *testing.T) {
-	srv := testserver.Start(t, testserver.Options{Database: modelstest.DSN(t), Args: []string{"--debug-addr", "127.0.0.1:0"}})
+	dsn := modelstest.DSN(t)
+	srv := testserver.Start(t, testserver.Options{Database: dsn, Args: []string{"--debug-addr", "127.0.0.1:0"}})
 	base, debug := srv.URL, srv.WaitMatch(t, debugListening, 10*time.Second)[1]
 	res, err := http.Get("http://" + debug + "/debug/pprof/cmdline")
 	if err != nil {
@@ -118,11 +122,16 @@ func TestServeDebugAddr(t *testing.T) {
 	}
 	var vars struct {
 		Database *struct{ OpenConnections int }
+		CMemory  *cMemory `json:"c_memory"`
 	}
 	err = json.NewDecoder(res.Body).Decode(&vars)
 	res.Body.Close()
 	if err != nil || vars.Database == nil || vars.Database.OpenConnections == 0 {
 		t.Fatalf("database pool statistics on --debug-addr: %+v, %v", vars.Database, err)
+	}
+	if c := vars.CMemory; c == nil || c.MallocInUse <= 0 ||
+		(!database.IsPostgres(dsn) && (c.SQLiteUsed <= 0 || c.SQLiteHighwater < c.SQLiteUsed)) {
+		t.Fatalf("C memory on --debug-addr: %+v", vars.CMemory)
 	}
 	res, err = http.Get(base + "/debug/pprof/cmdline")
 	if err != nil {
