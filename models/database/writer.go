@@ -80,8 +80,9 @@ const checkpointEvery = 50
 // until the cache is full), so its size is memory the process holds: at
 // 32 MiB it was most of the server's 84 MiB peak RSS under the write
 // benchmark, where the Go heap in use was under 8 MiB (issue 24). The
-// insertion points of the indexes writes touch fit in far less.
-const writerCacheKiB = 8 << 10
+// insertion points of the indexes writes touch fit in far less: 4 MiB
+// held 6 MiB less than 8 for the same CPU per create (docs/performance.md).
+const writerCacheKiB = 4 << 10
 
 // newSQLiteWriter opens the write connection to the database at dsn. Its
 // GORM handle is a session of db, so that callbacks (tests hook some)

@@ -48,7 +48,7 @@ func TestFailedWritesLeaveTheWriterUsable(t *testing.T) {
 }
 
 // The writer's page cache is memory the server holds once SQLite has
-// filled it, whatever the writes touch: it stays within 8 MiB, so that a
+// filled it, whatever the writes touch: it stays within 4 MiB, so that a
 // server under sustained writes stays within its 64 MiB (issue 24).
 func TestWriterPageCacheIsBounded(t *testing.T) {
 	if !isSQLite() {
@@ -62,7 +62,7 @@ func TestWriterPageCacheIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Negative sizes are KiB; positive ones pages (of 4 KiB here).
-	if kib := max(-size, size*4); kib > 8<<10 || size == 0 {
-		t.Errorf("the writer's cache_size is %d: more than 8 MiB", size)
+	if kib := max(-size, size*4); kib > 4<<10 || size == 0 {
+		t.Errorf("the writer's cache_size is %d: more than 4 MiB", size)
 	}
 }
