@@ -45,17 +45,17 @@ func newCommentCache(maxBytes int) *commentCache {
 	return &commentCache{entries: map[string]*cachedComments{}, max: maxBytes}
 }
 
-// get returns the account's ticket's cached comments, nil when none. The
-// slice is shared: it must not be modified, and its capacity is its length
-// so that appending copies.
-func (c *commentCache) get(account, ticket string) []TicketComment {
+// get sets cached[i] to the cached comments of tickets[i], nil when none,
+// under one lock for the page. The slices are shared: they must not be
+// modified, and their capacity is their length so that appending copies.
+func (c *commentCache) get(tickets []Ticket, cached [][]TicketComment) {
 	c.mu.Lock()
-	e, ok := c.entries[ticket]
-	c.mu.Unlock()
-	if !ok || e.account != account {
-		return nil
+	defer c.mu.Unlock()
+	for i := range tickets {
+		if e, ok := c.entries[tickets[i].ID]; ok && e.account == tickets[i].AccountID {
+			cached[i] = e.comments[:len(e.comments):len(e.comments)]
+		}
 	}
-	return e.comments[:len(e.comments):len(e.comments)]
 }
 
 // put keeps comments (seq 0 to len-1) unless the cache holds more already.
@@ -96,26 +96,25 @@ func (c *commentCache) put(account, ticket string, comments []TicketComment) {
 // with the cache: callers must not modify them.
 func (s *Store) withComments(ctx context.Context, tickets []Ticket) ([]TicketDetail, error) {
 	out := make([]TicketDetail, len(tickets))
-	held := make(map[string]int, len(tickets)) // of the tickets to read: how many comments are cached
-	from := -1                                 // the lowest seq to read
+	cached := make([][]TicketComment, len(tickets))
+	s.comments.get(tickets, cached)
 	var ids []string
+	var missing []int // of tickets, those ids names
+	from := -1        // the lowest seq to read
 	for i, t := range tickets {
 		out[i] = TicketDetail{Ticket: t, Comments: []TicketComment{}}
-		var cached []TicketComment
-		if t.CommentRows > 0 { // 0 is a ticket built in Go, not read: its comments are read whole
-			cached = s.comments.get(t.AccountID, t.ID)
-		}
-		if n := t.CommentRows; n > 0 && len(cached) >= n {
-			out[i].Comments = cached[:n:n]
+		switch n := t.CommentRows; {
+		case n > 0 && len(cached[i]) >= n:
+			out[i].Comments = cached[i][:n:n]
 			continue
+		case n == 0: // a ticket built in Go, not read: its comments are read whole
+			cached[i] = nil
+		case cached[i] != nil:
+			out[i].Comments = cached[i]
 		}
-		if cached != nil {
-			out[i].Comments = cached
-		}
-		held[t.ID] = len(cached)
-		ids = append(ids, t.ID)
-		if from < 0 || len(cached) < from {
-			from = len(cached)
+		ids, missing = append(ids, t.ID), append(missing, i)
+		if from < 0 || len(cached[i]) < from {
+			from = len(cached[i])
 		}
 	}
 	if len(ids) == 0 {
@@ -125,18 +124,18 @@ func (s *Store) withComments(ctx context.Context, tickets []Ticket) ([]TicketDet
 	if err != nil {
 		return nil, err
 	}
-	at := make(map[string]int, len(tickets))
-	for i, t := range tickets {
-		at[t.ID] = i
+	at := make(map[string]int, len(ids))
+	for _, i := range missing {
+		at[tickets[i].ID] = i
 	}
 	for _, c := range comments {
-		if c.Seq >= held[c.TicketID] { // below it, the cached prefix holds it already
-			d := &out[at[c.TicketID]]
-			d.Comments = append(d.Comments, c)
+		i := at[c.TicketID]
+		if c.Seq >= len(cached[i]) { // below it, the cached prefix holds it already
+			out[i].Comments = append(out[i].Comments, c)
 		}
 	}
-	for _, id := range ids {
-		if d := &out[at[id]]; numberedFromZero(d.Comments) {
+	for _, i := range missing {
+		if d := &out[i]; numberedFromZero(d.Comments) {
 			s.comments.put(d.AccountID, d.ID, d.Comments)
 		}
 	}
