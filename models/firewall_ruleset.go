@@ -146,12 +146,20 @@ func (s *Store) rulesetView(db *gorm.DB, accountID, id string) (*FirewallRuleset
 // rulesetInstances maps ruleset ids to the ids of the account's
 // instances they are attached to, for one ruleset or ("") all of them.
 func (s *Store) rulesetInstances(db *gorm.DB, accountID, rulesetID string) (map[string][]string, error) {
+	// Led by the account's rulesets, not its instances: terminated
+	// instances keep their rows, so the instances' side grew with every
+	// instance the account ever had (issue 24: 65 us with 4 instances, 319
+	// us beside 1,000 terminated, BenchmarkInstanceListsAsTerminatedAccumulate).
+	// The account's column is compared as an expression so that SQLite's
+	// planner does not lead with its index.
 	q := db.Table("instance_rulesets a").Select("a.ruleset_id, a.instance_id").
 		Joins("JOIN instances i ON i.id = a.instance_id").
-		Where("i.account_id = ? AND i.status <> ? AND (i.status <> ? OR i.status_until > ?)",
+		Where("i.account_id || '' = ? AND i.status <> ? AND (i.status <> ? OR i.status_until > ?)",
 			accountID, InstanceTerminated, InstanceTerminating, s.Now())
 	if rulesetID != "" {
 		q = q.Where("a.ruleset_id = ?", rulesetID)
+	} else {
+		q = q.Where("a.ruleset_id IN (?)", db.Table("firewall_rulesets").Select("id").Where("account_id = ?", accountID))
 	}
 	var rows []InstanceRuleset
 	if err := q.Order("i.created_at, i.id").Scan(&rows).Error; err != nil {

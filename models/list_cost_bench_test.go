@@ -44,17 +44,26 @@ func BenchmarkListCostByAccountSize(b *testing.B) {
 	}
 }
 
-// createTickets opens n tickets in the owner's account, eight at a time
-// so that the SQLite writer batches them.
+// createTickets opens n tickets in the owner's account.
 func createTickets(b *testing.B, store *models.Store, owner models.Actor, n int) {
+	b.Helper()
+	eightAtOnce(b, n, func(i int) error {
+		_, err := store.CreateTicket(context.Background(), owner, models.CreateTicketInput{
+			Subject: fmt.Sprintf("ticket %d", i), Description: "It broke.", Type: models.TicketServiceRequest})
+		return err
+	})
+}
+
+// eightAtOnce calls write for 0 to n-1, eight at a time so that the SQLite
+// writer batches them, and fails b on the first error.
+func eightAtOnce(b *testing.B, n int, write func(i int) error) {
 	b.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for w := range 8 {
 		wg.Go(func() {
 			for i := w; i < n; i += 8 {
-				if _, err := store.CreateTicket(context.Background(), owner, models.CreateTicketInput{
-					Subject: fmt.Sprintf("ticket %d", i), Description: "It broke.", Type: models.TicketServiceRequest}); err != nil {
+				if err := write(i); err != nil {
 					errs <- err
 					return
 				}

@@ -103,6 +103,8 @@ type Store struct {
 	filesystems *accountCache[FilesystemView]
 	// ticketPages caches owners' encoded ticket pages (pageCache).
 	ticketPages *pageCache
+	// comments caches tickets' comments (commentCache).
+	comments *commentCache
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
@@ -167,6 +169,7 @@ func NewStore(db *database.DB, opts ...Option) *Store {
 	s.passwords = newPasswordSlots(s.cfg)
 	s.filesystems = newAccountCache[FilesystemView]()
 	s.ticketPages = newPageCache(maxCachedPageBytes)
+	s.comments = newCommentCache(maxCachedCommentBytes)
 	return s
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -215,34 +214,4 @@ func (s *Store) Ticket(ctx context.Context, actor Actor, id string) (*TicketDeta
 		return nil, err
 	}
 	return &details[0], nil
-}
-
-// withComments loads the comments of tickets in one query.
-func (s *Store) withComments(ctx context.Context, tickets []Ticket) ([]TicketDetail, error) {
-	out := make([]TicketDetail, len(tickets))
-	if len(tickets) == 0 {
-		return out, nil
-	}
-	ids := make([]string, len(tickets))
-	at := make(map[string]int, len(tickets))
-	for i, t := range tickets {
-		ids[i], at[t.ID] = t.ID, i
-		out[i] = TicketDetail{Ticket: t, Comments: []TicketComment{}}
-	}
-	q := s.read(ctx).Where("ticket_id IN ?", ids)
-	if account := tickets[0].AccountID; !slices.ContainsFunc(tickets, func(t Ticket) bool { return t.AccountID != account }) {
-		// One account's (every owner's list): a range of the key.
-		q = q.Where("account_id = ?", account).Order("account_id, ticket_id, seq")
-	} else {
-		q = q.Order("ticket_id, seq")
-	}
-	comments, err := findComments(q.Model(&TicketComment{}))
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range comments {
-		d := &out[at[c.TicketID]]
-		d.Comments = append(d.Comments, c)
-	}
-	return out, nil
 }
