@@ -25,6 +25,9 @@ type accountCreate struct {
 	// it, before the audit event.
 	then    func(tx *gorm.DB) error
 	details map[string]any // of the audit event
+	// fold, if any, is the row as createFolded writes it on PostgreSQL,
+	// for a create with a quota and no then.
+	fold *rowInsert
 }
 
 // accountQuota bounds how many rows of a table an account owns.
@@ -76,6 +79,9 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 		return nil, err
 	}
 	err = s.write(ctx, func(tx *gorm.DB) error {
+		if c.fold != nil && c.quota != nil && c.then == nil && !s.db.IsSQLite() {
+			return s.createFolded(tx, actor, accountID, id, c)
+		}
 		var a *Account
 		var used int64
 		if c.quota != nil {
