@@ -26,7 +26,8 @@ type accountCreate struct {
 	then    func(tx *gorm.DB) error
 	details map[string]any // of the audit event
 	// fold, if any, is the row as createFolded writes it on PostgreSQL,
-	// for a create with a quota and no then.
+	// for a create with a quota and no then, whose check does not use tx
+	// (it gets nil).
 	fold *rowInsert
 }
 
@@ -78,10 +79,13 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 	if err != nil {
 		return nil, err
 	}
-	err = s.write(ctx, func(tx *gorm.DB) error {
-		if c.fold != nil && c.quota != nil && c.then == nil && !s.db.IsSQLite() {
-			return s.createFolded(tx, actor, accountID, id, c)
+	if c.fold != nil && c.quota != nil && c.then == nil && !s.db.IsSQLite() {
+		if err := s.createFolded(ctx, actor, accountID, id, c); err != nil {
+			return nil, err
 		}
+		return row, nil
+	}
+	err = s.write(ctx, func(tx *gorm.DB) error {
 		var a *Account
 		var used int64
 		if c.quota != nil {

@@ -209,7 +209,11 @@ func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
 // more than once (database.DB.Write), so it only assigns what it leaves
 // outside tx.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	err := s.db.Write(ctx, fn)
+	return s.writeError(ctx, s.db.Write(ctx, fn))
+}
+
+// writeError is what write makes of a write's error.
+func (s *Store) writeError(ctx context.Context, err error) error {
 	if _, domain := AsError(err); err != nil && !domain && !s.db.IsSQLite() && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		// A statement of fn failed as the context ended (pgx reports only
 		// "conn closed"); the caller's context is the cause.
