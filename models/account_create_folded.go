@@ -79,7 +79,7 @@ func (s *Store) createFolded(ctx context.Context, actor Actor, accountID, id str
 		}
 		return fmt.Errorf("create %s: nothing inserted under the quota (%d of %d)", c.resource, used, limit)
 	}
-	err := s.db.WriteAfterLock(ctx, lock, change, done)
+	err := s.db.WriteAfterLock(ctx, accountID, lock, change, done)
 	if errors.Is(err, gorm.ErrDuplicatedKey) && c.duplicate != nil {
 		return c.duplicate
 	}

@@ -39,6 +39,7 @@ type DB struct {
 	gorm   *gorm.DB
 	writer *sqliteWriter // nil on PostgreSQL
 	stmts  *statements
+	locked lockedGroups // PostgreSQL's WriteAfterLock queues
 }
 
 // Open connects to the database named by dsn: a postgres:// URL, or else

@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,60 +26,35 @@ type Statement struct {
 // is none.
 type Row interface{ Scan(dest ...any) error }
 
-// WriteAfterLock runs a transaction of two statements on PostgreSQL in two
-// round trips: BEGIN with lock, a statement that takes a row lock; then
-// the statement change builds from lock's row, with COMMIT. done reads the
-// change's row once it committed. A transaction whose statements wait in
-// the client while it holds a lock makes every waiter for that lock wait
-// as long, and as a database/sql transaction a create took seven round
-// trips, five of them under the lock; here the lock is held for one.
+// WriteAfterLock runs a write of two statements on PostgreSQL: lock, which
+// takes the row lock of key (an account), then the statement change builds
+// from lock's row. done reads the change's row once it committed. Writes
+// of one key that wait together commit together, in one transaction that
+// takes the lock once, in two round trips (lockedBatch): while a
+// transaction holds a lock, every waiter for it waits as long, and as a
+// database/sql transaction a create took seven round trips, five of them
+// under the lock, and a commit of its own.
 //
-// An error from change rolls the transaction back (one round trip more)
-// and is returned as it is. done's error is returned as it is too, but the
-// transaction has committed: a change that can be refused must write
-// nothing then (it returns what done needs to say why). A failed statement
-// rolls the transaction back; a unique violation reads as
-// gorm.ErrDuplicatedKey. As in Write, a connection found dead before
-// anything was sent is replaced, and an error while ctx ends wraps ctx's.
-func (db *DB) WriteAfterLock(ctx context.Context, lock Statement, change func(Row) (Statement, error), done func(Row) error) error {
+// A transaction locks only its key's row, so the locks are taken in the
+// order of one write's, in this process and across replicas: grouping
+// closes no deadlock cycle.
+//
+// An error from change ends the write, which has written nothing; done's
+// error is returned as it is too, but the change has committed: a change
+// that can be refused must write nothing then (it returns what done needs
+// to say why). A failed statement rolls the write back (the others of its
+// transaction run again without it); a unique violation reads as
+// gorm.ErrDuplicatedKey. A caller whose ctx ends while it waits returns at
+// once; once its write runs, it returns when its transaction ends, with
+// ctx's error wrapped around the outcome.
+func (db *DB) WriteAfterLock(ctx context.Context, key string, lock Statement, change func(Row) (Statement, error), done func(Row) error) error {
 	if db.writer != nil {
 		return errors.New("WriteAfterLock is for PostgreSQL")
 	}
-	sqlDB, err := db.gorm.DB()
-	if err != nil {
+	w := &lockedWrite{ctx: ctx, lock: lock, change: change, done: done, answer: make(chan error, 1)}
+	err := db.locked.wait(db, key, w)
+	if err == nil || w.refused {
 		return err
-	}
-	var fnErr error
-	run := func() error {
-		conn, err := sqlDB.Conn(ctx)
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		return conn.Raw(func(dc any) error {
-			c, ok := dc.(*stdlib.Conn)
-			if !ok {
-				return fmt.Errorf("WriteAfterLock: driver connection %T is not pgx's", dc)
-			}
-			err := lockedWrite(ctx, c.Conn(), lock, change, done)
-			var refused *refusal
-			if errors.As(err, &refused) {
-				fnErr = refused.err
-				return nil
-			}
-			return err
-		})
-	}
-	// database/sql answers ErrBadConn when the pool handed it only dead
-	// connections (those closed by their callers' ended contexts), and
-	// pgx says when nothing was sent: in both, the write runs again.
-	err = run()
-	for retry := 0; retry < 2 && err != nil && ctx.Err() == nil &&
-		(errors.Is(err, driver.ErrBadConn) || pgconn.SafeToRetry(err)); retry++ {
-		err = run()
-	}
-	if err == nil {
-		return fnErr
 	}
 	if t, ok := db.gorm.Dialector.(gorm.ErrorTranslator); ok {
 		err = t.Translate(err)
@@ -88,44 +65,284 @@ func (db *DB) WriteAfterLock(ctx context.Context, lock Statement, change func(Ro
 	return err
 }
 
-// refusal carries the error of change or done out of conn.Raw, which
-// would otherwise take a driver.ErrBadConn among them for its own.
-type refusal struct{ err error }
+// lockedWrite is one write of WriteAfterLock, queued under its key.
+type lockedWrite struct {
+	ctx    context.Context
+	lock   Statement
+	change func(Row) (Statement, error)
+	done   func(Row) error
+	// answer receives errLead, or the write's outcome.
+	answer chan error
 
-func (r *refusal) Error() string { return r.err.Error() }
+	state writeState // guarded by lockedGroups.mu
+	// Set by the leader running the write.
+	next    Statement
+	final   bool  // err is the outcome, whatever becomes of the others
+	err     error // of change or done, or the statement's failure
+	refused bool  // err is change's or done's own
+}
 
-func lockedWrite(ctx context.Context, c *pgx.Conn, lock Statement, change func(Row) (Statement, error), done func(Row) error) error {
-	var next Statement
-	var changeErr error
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue(lock.SQL, lock.Args...).QueryRow(func(row pgx.Row) error {
-		next, changeErr = change(noRows{row})
-		return nil
-	})
-	if err := c.SendBatch(ctx, b).Close(); err != nil {
-		return endFailed(ctx, c, err)
+type writeState int
+
+const (
+	queued writeState = iota
+	abandoned
+	taken // into a batch, or handed the lead
+)
+
+// errLead tells a queued write that it runs the next batch of its key.
+var errLead = errors.New("lead the next batch")
+
+// maxLockedBatch bounds the writes of one transaction.
+const maxLockedBatch = 32
+
+// lockedGroups queues WriteAfterLock's writes by key. A key in m has a
+// leader: the goroutine of one of its writes, running one batch, then
+// handing the lead to the first write still queued.
+type lockedGroups struct {
+	mu sync.Mutex
+	m  map[string][]*lockedWrite
+}
+
+func (g *lockedGroups) wait(db *DB, key string, w *lockedWrite) error {
+	g.mu.Lock()
+	if g.m == nil {
+		g.m = map[string][]*lockedWrite{}
 	}
-	if changeErr != nil {
-		if err := rollback(ctx, c); err != nil {
-			return err
+	q, led := g.m[key]
+	g.m[key] = append(q, w)
+	if !led {
+		w.state = taken
+	}
+	g.mu.Unlock()
+	if !led {
+		return g.lead(db, key, w)
+	}
+	select {
+	case err := <-w.answer:
+		if err == errLead {
+			return g.lead(db, key, w)
 		}
-		return &refusal{changeErr}
+		return err
+	case <-w.ctx.Done():
 	}
-	var doneErr error
-	b = &pgx.Batch{}
-	b.Queue(next.SQL, next.Args...).QueryRow(func(row pgx.Row) error {
-		doneErr = done(noRows{row})
-		return nil
+	g.mu.Lock()
+	if w.state == queued {
+		w.state = abandoned
+		g.mu.Unlock()
+		return w.ctx.Err()
+	}
+	g.mu.Unlock()
+	// Taken: the batch ends soon, or this write was handed the lead.
+	if err := <-w.answer; err != errLead {
+		return err
+	}
+	return g.lead(db, key, w)
+}
+
+// lead runs one batch of key's queued writes, me first, then hands the
+// lead on, and returns me's outcome.
+func (g *lockedGroups) lead(db *DB, key string, me *lockedWrite) error {
+	g.mu.Lock()
+	var batch []*lockedWrite
+	rest := g.m[key][:0]
+	for _, w := range g.m[key] {
+		switch {
+		case w == me && me.ctx.Err() != nil:
+			me.final, me.err = true, me.ctx.Err()
+		case w == me || (w.state == queued && len(batch) < maxLockedBatch && w.ctx.Err() == nil):
+			w.state = taken
+			batch = append(batch, w)
+		case w.state == queued:
+			rest = append(rest, w)
+		}
+	}
+	g.m[key] = rest
+	g.mu.Unlock()
+
+	if len(batch) > 0 {
+		db.runLocked(batch)
+	}
+
+	g.mu.Lock()
+	q := g.m[key]
+	for len(q) > 0 && q[0].state == abandoned {
+		q = q[1:]
+	}
+	if len(q) == 0 {
+		delete(g.m, key)
+	} else {
+		g.m[key] = q
+		q[0].state = taken
+		q[0].answer <- errLead
+	}
+	g.mu.Unlock()
+	if me.final {
+		return me.err
+	}
+	return <-me.answer
+}
+
+// runLocked runs batch's writes in as few transactions as their failures
+// allow, on one connection, and answers each.
+func (db *DB) runLocked(batch []*lockedWrite) {
+	// The transaction serves every caller of the batch: it ends with the
+	// last deadline among them, not with the first to give up.
+	ctx, cancel := context.WithoutCancel(batch[0].ctx), func() {}
+	if last, ok := lastDeadline(batch); ok {
+		ctx, cancel = context.WithDeadline(ctx, last)
+	}
+	defer cancel()
+	err := db.runLockedOnce(ctx, batch)
+	for retry := 0; retry < 2 && err != nil && ctx.Err() == nil &&
+		// database/sql answers ErrBadConn when the pool handed it only
+		// dead connections (closed by their callers' ended contexts), and
+		// pgx says when nothing was sent: the writes run again.
+		(errors.Is(err, driver.ErrBadConn) || pgconn.SafeToRetry(err)); retry++ {
+		err = db.runLockedOnce(ctx, batch)
+	}
+	for _, w := range batch {
+		if w.final {
+			w.answer <- w.err
+		} else {
+			w.answer <- err
+		}
+	}
+}
+
+func lastDeadline(batch []*lockedWrite) (last time.Time, ok bool) {
+	for _, w := range batch {
+		d, has := w.ctx.Deadline()
+		if !has {
+			return time.Time{}, false
+		}
+		if d.After(last) {
+			last = d
+		}
+	}
+	return last, true
+}
+
+// runLockedOnce runs the writes of batch not yet answered on one pooled
+// connection.
+func (db *DB) runLockedOnce(ctx context.Context, batch []*lockedWrite) error {
+	var pending []*lockedWrite
+	for _, w := range batch {
+		if !w.final {
+			pending = append(pending, w)
+		}
+	}
+	sqlDB, err := db.gorm.DB()
+	if err != nil {
+		return err
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("WriteAfterLock: driver connection %T is not pgx's", dc)
+		}
+		return lockedBatch(ctx, c.Conn(), pending)
 	})
-	b.Queue("COMMIT")
-	if err := c.SendBatch(ctx, b).Close(); err != nil {
-		return endFailed(ctx, c, err)
-	}
-	if doneErr != nil {
-		return &refusal{doneErr}
+}
+
+// lockedBatch commits pending in one transaction of two round trips:
+// BEGIN with every write's lock statement (the first takes the lock, the
+// others find it held), then every change with COMMIT. A write refused by
+// change is answered and left out; a statement that fails is that write's
+// answer, and the others run again in a new transaction. Its error is the
+// answer of every write not answered.
+func lockedBatch(ctx context.Context, c *pgx.Conn, pending []*lockedWrite) error {
+	for len(pending) > 0 {
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		for _, w := range pending {
+			b.Queue(w.lock.SQL, w.lock.Args...).QueryRow(func(row pgx.Row) error {
+				var err error
+				if w.next, err = w.change(noRows{row}); err != nil {
+					w.final, w.err, w.refused = true, err, true
+				}
+				return nil
+			})
+		}
+		if err := c.SendBatch(ctx, b).Close(); err != nil {
+			return endFailed(ctx, c, err)
+		}
+		var going []*lockedWrite
+		for _, w := range pending {
+			if !w.final {
+				going = append(going, w)
+			}
+		}
+		if len(going) == 0 {
+			return rollback(ctx, c)
+		}
+		failed, err := commitChanges(ctx, c, going)
+		if err == nil {
+			return nil
+		}
+		if failed == nil {
+			return endFailed(ctx, c, err)
+		}
+		if rbErr := rollback(ctx, c); rbErr != nil {
+			return errors.Join(err, rbErr)
+		}
+		pending = pending[:0]
+		for _, w := range going {
+			if w != failed {
+				w.final, w.err, w.refused = false, nil, false
+				pending = append(pending, w)
+			}
+		}
 	}
 	return nil
+}
+
+// commitChanges sends going's changes and COMMIT. When a change's
+// statement failed, failed is its write, answered with the failure.
+func commitChanges(ctx context.Context, c *pgx.Conn, going []*lockedWrite) (failed *lockedWrite, err error) {
+	b := &pgx.Batch{}
+	for _, w := range going {
+		b.Queue(w.next.SQL, w.next.Args...).QueryRow(func(row pgx.Row) error {
+			r := &recordedRow{Row: noRows{row}}
+			if err := w.done(r); err != nil {
+				w.final, w.err, w.refused = true, err, r.err == nil
+			}
+			if isStatementError(r.err) {
+				failed = w
+				w.final, w.err, w.refused = true, r.err, false
+			}
+			return nil
+		})
+	}
+	b.Queue("COMMIT")
+	err = c.SendBatch(ctx, b).Close()
+	if err == nil && failed != nil {
+		err = failed.err
+	}
+	return failed, err
+}
+
+// isStatementError tells a statement that failed in the server from a
+// connection that did.
+func isStatementError(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
+}
+
+// recordedRow keeps the error of Scan.
+type recordedRow struct {
+	Row
+	err error
+}
+
+func (r *recordedRow) Scan(dest ...any) error {
+	r.err = r.Row.Scan(dest...)
+	return r.err
 }
 
 // endFailed rolls back the transaction a failed batch left open, if the
