@@ -200,7 +200,8 @@ func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
 
 // write runs fn in one transaction and translates storage errors into
 // coded ones, so that no handler ever sees a driver error. Every write goes
-// through it, so that SQLite's writes wait their turn; a write whose
+// through it (PostgreSQL's folded creates through writeError), so that
+// SQLite's writes wait their turn; a write whose
 // context ends while it waits returns the context's error.
 //
 // fn must use only tx: a read through s.read inside it would hold one

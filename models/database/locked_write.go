@@ -44,16 +44,19 @@ type Row interface{ Scan(dest ...any) error }
 // that can be refused must write nothing then (it returns what done needs
 // to say why). A failed statement rolls the write back (the others of its
 // transaction run again without it); a unique violation reads as
-// gorm.ErrDuplicatedKey. A caller whose ctx ends while it waits returns at
-// once; once its write runs, it returns when its transaction ends, with
-// ctx's error wrapped around the outcome.
+// gorm.ErrDuplicatedKey. A caller whose ctx ends returns ctx's error at
+// once: queued, its write is dropped; taken into a transaction, the write
+// may still commit, as one whose COMMIT was under way. The transaction
+// serves every caller of its batch, so it ends with the last of their
+// deadlines, not with the first to give up.
 func (db *DB) WriteAfterLock(ctx context.Context, key string, lock Statement, change func(Row) (Statement, error), done func(Row) error) error {
 	if db.writer != nil {
 		return errors.New("WriteAfterLock is for PostgreSQL")
 	}
-	w := &lockedWrite{ctx: ctx, lock: lock, change: change, done: done, answer: make(chan error, 1)}
-	err := db.locked.wait(db, key, w)
-	if err == nil || w.refused {
+	w := &lockedWrite{ctx: ctx, lock: lock, change: change, done: done, answer: make(chan lockedAnswer, 1)}
+	a := db.locked.wait(db, key, w)
+	err := a.err
+	if err == nil || a.refused {
 		return err
 	}
 	if t, ok := db.gorm.Dialector.(gorm.ErrorTranslator); ok {
@@ -71,15 +74,23 @@ type lockedWrite struct {
 	lock   Statement
 	change func(Row) (Statement, error)
 	done   func(Row) error
-	// answer receives errLead, or the write's outcome.
-	answer chan error
+	// answer receives the write's outcome; it has room for it, so that
+	// the worker never waits for a caller that left.
+	answer chan lockedAnswer
 
 	state writeState // guarded by lockedGroups.mu
-	// Set by the leader running the write.
+	// Set by the worker running the write.
 	next    Statement
 	final   bool  // err is the outcome, whatever becomes of the others
 	err     error // of change or done, or the statement's failure
 	refused bool  // err is change's or done's own
+}
+
+// lockedAnswer is a write's outcome; refused says that err is change's
+// or done's own, to be returned as it is.
+type lockedAnswer struct {
+	err     error
+	refused bool
 }
 
 type writeState int
@@ -87,100 +98,75 @@ type writeState int
 const (
 	queued writeState = iota
 	abandoned
-	taken // into a batch, or handed the lead
+	taken // into a batch
 )
-
-// errLead tells a queued write that it runs the next batch of its key.
-var errLead = errors.New("lead the next batch")
 
 // maxLockedBatch bounds the writes of one transaction.
 const maxLockedBatch = 32
 
 // lockedGroups queues WriteAfterLock's writes by key. A key in m has a
-// leader: the goroutine of one of its writes, running one batch, then
-// handing the lead to the first write still queued.
+// worker goroutine, which runs batches of the key's queued writes one
+// after the other and ends when none is left.
 type lockedGroups struct {
 	mu sync.Mutex
 	m  map[string][]*lockedWrite
 }
 
-func (g *lockedGroups) wait(db *DB, key string, w *lockedWrite) error {
+// wait queues w and returns its outcome, or its context's error as soon
+// as that ends (the write may then still commit, as a COMMIT under way
+// when a context ends may).
+func (g *lockedGroups) wait(db *DB, key string, w *lockedWrite) lockedAnswer {
 	g.mu.Lock()
 	if g.m == nil {
 		g.m = map[string][]*lockedWrite{}
 	}
-	q, led := g.m[key]
+	q, working := g.m[key]
 	g.m[key] = append(q, w)
-	if !led {
-		w.state = taken
-	}
 	g.mu.Unlock()
-	if !led {
-		return g.lead(db, key, w)
+	if !working {
+		go g.work(db, key)
 	}
 	select {
-	case err := <-w.answer:
-		if err == errLead {
-			return g.lead(db, key, w)
-		}
-		return err
+	case a := <-w.answer:
+		return a
 	case <-w.ctx.Done():
 	}
 	g.mu.Lock()
 	if w.state == queued {
 		w.state = abandoned
-		g.mu.Unlock()
-		return w.ctx.Err()
 	}
 	g.mu.Unlock()
-	// Taken: the batch ends soon, or this write was handed the lead.
-	if err := <-w.answer; err != errLead {
-		return err
-	}
-	return g.lead(db, key, w)
+	return lockedAnswer{err: w.ctx.Err()}
 }
 
-// lead runs one batch of key's queued writes, me first, then hands the
-// lead on, and returns me's outcome.
-func (g *lockedGroups) lead(db *DB, key string, me *lockedWrite) error {
-	g.mu.Lock()
-	var batch []*lockedWrite
-	rest := g.m[key][:0]
-	for _, w := range g.m[key] {
-		switch {
-		case w == me && me.ctx.Err() != nil:
-			me.final, me.err = true, me.ctx.Err()
-		case w == me || (w.state == queued && len(batch) < maxLockedBatch && w.ctx.Err() == nil):
-			w.state = taken
-			batch = append(batch, w)
-		case w.state == queued:
-			rest = append(rest, w)
+// work runs batches of key's queued writes until none is left.
+func (g *lockedGroups) work(db *DB, key string) {
+	for {
+		g.mu.Lock()
+		var batch []*lockedWrite
+		rest := g.m[key][:0]
+		for _, w := range g.m[key] {
+			switch {
+			case w.state != queued:
+			case w.ctx.Err() != nil:
+				w.state = abandoned
+				w.answer <- lockedAnswer{err: w.ctx.Err()}
+			case len(batch) < maxLockedBatch:
+				w.state = taken
+				batch = append(batch, w)
+			default:
+				rest = append(rest, w)
+			}
 		}
-	}
-	g.m[key] = rest
-	g.mu.Unlock()
-
-	if len(batch) > 0 {
+		if len(batch) == 0 {
+			delete(g.m, key)
+			g.mu.Unlock()
+			return
+		}
+		g.m[key] = rest
+		g.mu.Unlock()
 		db.runLocked(batch)
 	}
-
-	g.mu.Lock()
-	q := g.m[key]
-	for len(q) > 0 && q[0].state == abandoned {
-		q = q[1:]
-	}
-	if len(q) == 0 {
-		delete(g.m, key)
-	} else {
-		g.m[key] = q
-		q[0].state = taken
-		q[0].answer <- errLead
-	}
-	g.mu.Unlock()
-	if me.final {
-		return me.err
-	}
-	return <-me.answer
 }
 
 // runLocked runs batch's writes in as few transactions as their failures
@@ -203,9 +189,9 @@ func (db *DB) runLocked(batch []*lockedWrite) {
 	}
 	for _, w := range batch {
 		if w.final {
-			w.answer <- w.err
+			w.answer <- lockedAnswer{err: w.err, refused: w.refused}
 		} else {
-			w.answer <- err
+			w.answer <- lockedAnswer{err: err}
 		}
 	}
 }
