@@ -25,6 +25,10 @@ type accountCreate struct {
 	// it, before the audit event.
 	then    func(tx *gorm.DB) error
 	details map[string]any // of the audit event
+	// fold, if any, is the row as createFolded writes it on PostgreSQL,
+	// for a create with a quota and no then, whose check does not use tx
+	// (it gets nil).
+	fold *rowInsert
 }
 
 // accountQuota bounds how many rows of a table an account owns.
@@ -74,6 +78,12 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 	row, c, err := newRow(accountID, id)
 	if err != nil {
 		return nil, err
+	}
+	if c.fold != nil && c.quota != nil && c.then == nil && !s.db.IsSQLite() {
+		if err := s.createFolded(ctx, actor, accountID, id, c); err != nil {
+			return nil, err
+		}
+		return row, nil
 	}
 	err = s.write(ctx, func(tx *gorm.DB) error {
 		var a *Account

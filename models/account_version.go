@@ -31,10 +31,13 @@ type AccountVersion struct {
 // that alters what an account's lists show without calling audit must call
 // it too.
 func bumpAccountVersion(tx *gorm.DB, accountID string) error {
-	version := 1 + rand.Int64N(math.MaxInt64) // never 0, the version of an account without a row
 	return tx.Exec("INSERT INTO account_versions (account_id, version) VALUES (?, ?) "+
-		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, version).Error
+		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, newAccountVersion()).Error
 }
+
+// newAccountVersion is a version no reader can have cached: random, and
+// never 0, the version of an account without a row.
+func newAccountVersion() int64 { return 1 + rand.Int64N(math.MaxInt64) }
 
 // accountVersionSQL reads an account's version; $1 binds positionally on
 // both SQLite and PostgreSQL.

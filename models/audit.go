@@ -45,12 +45,26 @@ type AuditEvent struct {
 // AccountVersion, which is what tells the list caches that the account's
 // objects changed.
 func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action string, resourceLRNs []string, details map[string]any) error {
+	ev, err := s.auditEvent(actor, accountID, resource, action, resourceLRNs, details)
+	if err != nil {
+		return err
+	}
+	if accountID != "" {
+		if err := bumpAccountVersion(tx, accountID); err != nil {
+			return err
+		}
+	}
+	return insertAuditEvent(tx, &ev)
+}
+
+// auditEvent builds the event audit writes, without writing it.
+func (s *Store) auditEvent(actor Actor, accountID, resource, action string, resourceLRNs []string, details map[string]any) (AuditEvent, error) {
 	if !slices.Contains(AuditResources, resource) {
-		return fmt.Errorf("audit: resource %q is missing from AuditResources", resource)
+		return AuditEvent{}, fmt.Errorf("audit: resource %q is missing from AuditResources", resource)
 	}
 	encoded, err := newAuditDetails(details)
 	if err != nil {
-		return err
+		return AuditEvent{}, err
 	}
 	if resourceLRNs == nil {
 		resourceLRNs = []string{}
@@ -71,34 +85,43 @@ func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action stri
 	if accountID != "" {
 		owner := lrn("account", accountID)
 		ev.ResourceOwnerLRN = &owner
-		if err := bumpAccountVersion(tx, accountID); err != nil {
-			return err
-		}
 	}
 	if actor.APIKeyID != "" {
 		key := lrn("api_key", actor.APIKeyID)
 		ev.RequestAPIKeyLRN = &key
 	}
-	return insertAuditEvent(tx, &ev)
+	return ev, nil
 }
 
+// auditEventColumns are the columns of an AuditEvent, in the order of
+// auditEventArgs.
+const auditEventColumns = "id, account_id, event_time, service_name, resource_name, action, catalog_version, " +
+	"actor_lrn, actor_role, resource_lrns, resource_owner_lrn, request_api_key_lrn, additional_details"
+
 // insertAuditEventSQL writes every column of an AuditEvent.
-const insertAuditEventSQL = "INSERT INTO audit_events (id, account_id, event_time, service_name, resource_name, " +
-	"action, catalog_version, actor_lrn, actor_role, resource_lrns, resource_owner_lrn, request_api_key_lrn, " +
-	"additional_details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+const insertAuditEventSQL = "INSERT INTO audit_events (" + auditEventColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 // insertAuditEvent is tx.Create(ev) without GORM's reflection: every
 // change writes one, on SQLite inside the writer all writes wait for,
-// where building the INSERT cost a third as much as running it. The LRNs
-// are encoded as GORM's serializer does, so GORM reads them back.
+// where building the INSERT cost a third as much as running it.
 func insertAuditEvent(tx *gorm.DB, ev *AuditEvent) error {
-	lrns, err := json.Marshal(ev.ResourceLRNs)
+	args, err := auditEventArgs(ev)
 	if err != nil {
 		return err
 	}
-	return tx.Exec(insertAuditEventSQL, ev.ID, ev.AccountID, ev.EventTime, ev.ServiceName, ev.ResourceName,
+	return tx.Exec(insertAuditEventSQL, args...).Error
+}
+
+// auditEventArgs are ev's values in the order of auditEventColumns. The
+// LRNs are encoded as GORM's serializer does, so GORM reads them back.
+func auditEventArgs(ev *AuditEvent) ([]any, error) {
+	lrns, err := json.Marshal(ev.ResourceLRNs)
+	if err != nil {
+		return nil, err
+	}
+	return []any{ev.ID, ev.AccountID, ev.EventTime, ev.ServiceName, ev.ResourceName,
 		ev.Action, ev.CatalogVersion, ev.ActorLRN, ev.ActorRole, string(lrns), ev.ResourceOwnerLRN,
-		ev.RequestAPIKeyLRN, string(ev.AdditionalDetails.orEmpty())).Error
+		ev.RequestAPIKeyLRN, string(ev.AdditionalDetails.orEmpty())}, nil
 }
 
 // LatestAuditEvents returns up to n of the newest events of the actor's

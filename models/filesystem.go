@@ -146,12 +146,21 @@ func (s *Store) CreateFilesystem(ctx context.Context, actor Actor, in CreateFile
 		return fs, accountCreate{resource: "filesystem", quota: filesystemQuota,
 			check:     func(_ *gorm.DB, a *Account) error { return a.requireBillingAddress() },
 			duplicate: duplicateFilesystem(fs.Name),
-			details:   map[string]any{"name": fs.Name, "region": fs.RegionName}}, nil
+			details:   map[string]any{"name": fs.Name, "region": fs.RegionName},
+			fold:      fs.insert()}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &FilesystemView{Filesystem: *fs, CreatorEmail: actor.Email, CreatorStatus: UserActive}, nil
+}
+
+// insert is fs as createFolded writes it.
+func (f *Filesystem) insert() *rowInsert {
+	return &rowInsert{table: "filesystems",
+		columns:      "id, account_id, name, region_name, created_by_user_id, bytes_used, created_at, updated_at",
+		placeholders: "?, ?, ?, ?, ?, ?::bigint, ?::timestamptz, ?::timestamptz",
+		args:         []any{f.ID, f.AccountID, f.Name, f.RegionName, f.CreatedByUserID, f.BytesUsed, f.CreatedAt, f.UpdatedAt}}
 }
 
 func duplicateFilesystem(name string) error {

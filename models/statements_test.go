@@ -48,8 +48,11 @@ func countStatements(t *testing.T, store *models.Store) *atomic.Int64 {
 
 // A create is the write the API serves most. Its statements, each a round
 // trip inside the account's lock: the account lock with the quota count,
-// the insert, the version bump and the audit event. It took five; on
-// PostgreSQL the count must stay its own statement (lockAccountCounting).
+// the insert, the version bump and the audit event. It took five. On
+// PostgreSQL the count must follow the lock in a statement of its own, and
+// takes the insert, the bump and the event with it: the lock with BEGIN,
+// and that statement with COMMIT, are two round trips sent past GORM
+// (createFolded, database.DB.WriteAfterLock), so GORM counts none.
 func TestCreateFilesystemStatements(t *testing.T) {
 	store := modelstest.Open(t)
 	u, _ := modelstest.Owner(t, store, "count@example.com")
@@ -66,7 +69,7 @@ func TestCreateFilesystemStatements(t *testing.T) {
 	t.Logf("%.1f statements per filesystem create on %s", per, modelstest.Backend())
 	want := 4.0
 	if modelstest.Backend() == "postgres" {
-		want = 5
+		want = 0
 	}
 	if per > want {
 		t.Fatalf("%.1f statements per filesystem create, want at most %.0f", per, want)

@@ -206,7 +206,8 @@ func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
 
 // write runs fn in one transaction and translates storage errors into
 // coded ones, so that no handler ever sees a driver error. Every write goes
-// through it, so that SQLite's writes wait their turn; a write whose
+// through it (PostgreSQL's folded creates through writeError), so that
+// SQLite's writes wait their turn; a write whose
 // context ends while it waits returns the context's error.
 //
 // fn must use only tx: a read through s.read inside it would hold one
@@ -215,7 +216,11 @@ func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
 // more than once (database.DB.Write), so it only assigns what it leaves
 // outside tx.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	err := s.db.Write(ctx, fn)
+	return s.writeError(ctx, s.db.Write(ctx, fn))
+}
+
+// writeError is what write makes of a write's error.
+func (s *Store) writeError(ctx context.Context, err error) error {
 	if _, domain := AsError(err); err != nil && !domain && !s.db.IsSQLite() && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		// A statement of fn failed as the context ended (pgx reports only
 		// "conn closed"); the caller's context is the cause.

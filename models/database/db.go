@@ -34,12 +34,15 @@ func IsPostgres(dsn string) bool {
 // DB is an open database: the pool reads go through and, on SQLite, the
 // one connection every write goes through in turn (sqliteWriter).
 // PostgreSQL has no writer: its writers run side by side, kept apart by
-// row locks and constraints, which also hold between replicas.
+// row locks and constraints, which also hold between replicas; only
+// creates of one account that wait together share a transaction
+// (WriteAfterLock, locked_write.go).
 type DB struct {
 	gorm    *gorm.DB
 	writer  *sqliteWriter // nil on PostgreSQL
 	commits *commitWatch  // nil on PostgreSQL
 	stmts   *statements
+	locked  lockedGroups // PostgreSQL's WriteAfterLock queues
 }
 
 // Open connects to the database named by dsn: a postgres:// URL, or else
