@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"cloudplane/models"
@@ -44,11 +45,14 @@ func TestQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 	})
 	for _, c := range quotaCreates {
 		t.Run(c.resource, func(t *testing.T) {
+			var mu sync.Mutex // the clients run at once
 			var refusal error
 			codes := race(clients, func(i int) error {
 				err := c.create(f, fmt.Sprintf("n%d", i))
 				if models.ErrorCode(err) == models.CodeQuotaExceeded {
+					mu.Lock()
 					refusal = err
+					mu.Unlock()
 				}
 				return err
 			})
