@@ -47,6 +47,14 @@ func TestUsageOverviewAndLaunchPrice(t *testing.T) {
 	if form == "" {
 		b.Fail("the region control is not in a form")
 	}
+	// htmx attaches a swapped-in element's listeners only once it has
+	// settled (20 ms, far longer on a loaded machine): a quantity typed
+	// in between went unheard while the summary replaced its listening
+	// element. A long settle makes that window certain.
+	var settle float64
+	if err := b.EvalJS("htmx.config.defaultSettleDelay = 2000", &settle); err != nil {
+		b.Fail("lengthen htmx's settle: %v", err)
+	}
 	b.Choose(form, "instance type", "gpu_1x_a10$")
 	b.WaitText("#launch-price", `1 × gpu_1x_a10: \$0\.75 / hour`)
 	b.Fill(form, "^quantity", "3")

@@ -187,5 +187,9 @@ type LaunchTypePrice struct {
 	PerMonth int64
 }
 
-// LaunchPriceID is the summary's element id, which htmx swaps.
-const LaunchPriceID = "launch-price"
+// LaunchPriceID is the summary's element id; LaunchPriceTextID is the
+// sentence in it that htmx swaps.
+const (
+	LaunchPriceID     = "launch-price"
+	LaunchPriceTextID = "launch-price-text"
+)
