@@ -22,8 +22,7 @@ func weight[T any](list []T) int { return len(list) + 1 }
 // saves is the list's query, not the version's.
 type accountCache[T any] struct {
 	mu      sync.RWMutex
-	entries map[string]*cachedList[T]
-	rows    int
+	entries boundedMap[string, *cachedList[T]] // costs in rows (weight)
 }
 
 // cachedList is one account's list. Its list is never modified; encoded
@@ -54,7 +53,7 @@ func NewListEncoding[T any](encode func(list []T) []byte) *ListEncoding[T] {
 }
 
 func newAccountCache[T any]() *accountCache[T] {
-	return &accountCache[T]{entries: map[string]*cachedList[T]{}}
+	return &accountCache[T]{entries: newBoundedMap[string, *cachedList[T]](maxCachedRows, maxCachedRows)}
 }
 
 // list returns a copy of the account's current list, which callers may
@@ -93,7 +92,7 @@ func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string,
 		return nil, err
 	}
 	c.mu.RLock()
-	e, ok := c.entries[accountID]
+	e, ok := c.entries.get(accountID)
 	c.mu.RUnlock()
 	if ok && e.version == version {
 		return e, nil
@@ -110,23 +109,5 @@ func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string,
 func (c *accountCache[T]) put(accountID string, e *cachedList[T]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.entries[accountID]; ok {
-		c.rows -= weight(old.list)
-		delete(c.entries, accountID)
-	}
-	w := weight(e.list)
-	if w > maxCachedRows {
-		return
-	}
-	// Go randomises map iteration, so this evicts arbitrary entries: O(1)
-	// per put, and no bookkeeping on the read path.
-	for k, old := range c.entries {
-		if c.rows+w <= maxCachedRows {
-			break
-		}
-		c.rows -= weight(old.list)
-		delete(c.entries, k)
-	}
-	c.entries[accountID] = e
-	c.rows += w
+	c.entries.put(accountID, e, weight(e.list))
 }

@@ -17,16 +17,16 @@ func TestAccountCacheIsBounded(t *testing.T) {
 	c.put("empty", &cachedList[int]{list: nil})
 	c.put("huge", &cachedList[int]{list: make([]int, maxCachedRows)}) // larger than the whole cache: not kept
 	rows := 0
-	for _, e := range c.entries {
-		rows += weight(e.list)
+	for _, e := range c.entries.entries {
+		rows += weight(e.value.list)
 	}
-	if rows != c.rows || rows > maxCachedRows || rows < maxCachedRows-11 {
-		t.Fatalf("%d rows counted, %d held, bound %d", c.rows, rows, maxCachedRows)
+	if rows != c.entries.used || rows > maxCachedRows || rows < maxCachedRows-11 {
+		t.Fatalf("%d rows counted, %d held, bound %d", c.entries.used, rows, maxCachedRows)
 	}
-	if _, ok := c.entries["empty"]; !ok {
+	if _, ok := c.entries.get("empty"); !ok {
 		t.Fatal("the latest entry was evicted")
 	}
-	if _, ok := c.entries["huge"]; ok {
+	if _, ok := c.entries.get("huge"); ok {
 		t.Fatal("an entry larger than the cache was kept")
 	}
 }

@@ -24,9 +24,7 @@ const pageEntryOverhead = 128
 // order and page token), bounded together by bytes.
 type pageCache struct {
 	mu      sync.Mutex
-	entries map[pageKey]*cachedPage
-	bytes   int
-	max     int
+	entries boundedMap[pageKey, *cachedPage] // costs in bytes (pageKey.cost)
 }
 
 type pageKey struct {
@@ -41,7 +39,9 @@ type cachedPage struct {
 }
 
 func newPageCache(maxBytes int) *pageCache {
-	return &pageCache{entries: map[pageKey]*cachedPage{}, max: maxBytes}
+	// One page may take a quarter of the cache, so that a huge one cannot
+	// empty it.
+	return &pageCache{entries: newBoundedMap[pageKey, *cachedPage](maxBytes, maxBytes/4)}
 }
 
 func (k pageKey) cost(body []byte) int {
@@ -60,7 +60,7 @@ func (c *pageCache) page(ctx context.Context, s *Store, key pageKey, load func()
 		return nil, err
 	}
 	c.mu.Lock()
-	e, ok := c.entries[key]
+	e, ok := c.entries.get(key)
 	c.mu.Unlock()
 	if ok && e.version == version {
 		return e.body, nil
@@ -76,28 +76,10 @@ func (c *pageCache) page(ctx context.Context, s *Store, key pageKey, load func()
 func (c *pageCache) put(key pageKey, e *cachedPage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.entries[key]; ok {
-		if old.version > e.version {
-			return // a slower reader's older page must not replace a newer one
-		}
-		c.bytes -= key.cost(old.body)
-		delete(c.entries, key)
+	if old, ok := c.entries.get(key); ok && old.version > e.version {
+		return // a slower reader's older page must not replace a newer one
 	}
-	cost := key.cost(e.body)
-	if cost > c.max/4 {
-		return // one huge page must not empty the cache
-	}
-	// Go randomises map iteration, so this evicts arbitrary entries: O(1)
-	// per put, and no bookkeeping on the read path.
-	for k, old := range c.entries {
-		if c.bytes+cost <= c.max {
-			break
-		}
-		c.bytes -= k.cost(old.body)
-		delete(c.entries, k)
-	}
-	c.entries[key] = e
-	c.bytes += cost
+	c.entries.put(key, e, key.cost(e.body))
 }
 
 // queryKey joins a listing's parameters into one cache key; \x00 never

@@ -13,21 +13,21 @@ func TestPageCacheBoundedByBytes(t *testing.T) {
 	for i := range 200 {
 		c.put(pageKey{account: fmt.Sprint(i)}, &cachedPage{version: 1, body: make([]byte, 100)})
 		held := 0
-		for k, e := range c.entries {
-			held += k.cost(e.body)
+		for k, e := range c.entries.entries {
+			held += k.cost(e.value.body)
 		}
-		if held != c.bytes || c.bytes > 4096 {
-			t.Fatalf("after %d puts: counts %d bytes, holds %d, bound 4096", i+1, c.bytes, held)
+		if held != c.entries.used || held > 4096 {
+			t.Fatalf("after %d puts: counts %d bytes, holds %d, bound 4096", i+1, c.entries.used, held)
 		}
 	}
 	c.put(pageKey{account: "huge"}, &cachedPage{version: 1, body: []byte(strings.Repeat("x", 2000))})
-	if _, ok := c.entries[pageKey{account: "huge"}]; ok {
+	if _, ok := c.entries.get(pageKey{account: "huge"}); ok {
 		t.Error("a page of half the bound was kept")
 	}
 	key := pageKey{account: "a"}
 	c.put(key, &cachedPage{version: 5, body: []byte("new")})
 	c.put(key, &cachedPage{version: 4, body: []byte("old")})
-	if got := string(c.entries[key].body); got != "new" {
-		t.Errorf("an older version replaced a newer one: %q", got)
+	if e, _ := c.entries.get(key); string(e.body) != "new" {
+		t.Errorf("an older version replaced a newer one: %q", e.body)
 	}
 }

@@ -30,19 +30,18 @@ const commentOverhead = 160
 // commentCache keeps tickets' comments by ticket id, oldest first.
 type commentCache struct {
 	mu      sync.Mutex
-	entries map[string]*cachedComments
-	bytes   int
-	max     int
+	entries boundedMap[string, *cachedComments] // costs in bytes
 }
 
 type cachedComments struct {
 	account  string
 	comments []TicketComment // seq 0 to len-1; never modified once cached
-	cost     int
 }
 
 func newCommentCache(maxBytes int) *commentCache {
-	return &commentCache{entries: map[string]*cachedComments{}, max: maxBytes}
+	// One long conversation may take a quarter of the cache, so that it
+	// cannot empty it.
+	return &commentCache{entries: newBoundedMap[string, *cachedComments](maxBytes, maxBytes/4)}
 }
 
 // get sets cached[i] to the cached comments of tickets[i], nil when none,
@@ -52,7 +51,7 @@ func (c *commentCache) get(tickets []Ticket, cached [][]TicketComment) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range tickets {
-		if e, ok := c.entries[tickets[i].ID]; ok && e.account == tickets[i].AccountID {
+		if e, ok := c.entries.get(tickets[i].ID); ok && e.account == tickets[i].AccountID {
 			cached[i] = e.comments[:len(e.comments):len(e.comments)]
 		}
 	}
@@ -64,28 +63,12 @@ func (c *commentCache) put(account, ticket string, comments []TicketComment) {
 	for i := range comments {
 		cost += commentOverhead + len(comments[i].Body) + len(comments[i].Author)
 	}
-	if cost > c.max/4 {
-		return // one long conversation must not empty the cache
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.entries[ticket]; ok {
-		if len(old.comments) >= len(comments) {
-			return
-		}
-		c.bytes -= old.cost
-		delete(c.entries, ticket)
+	if old, ok := c.entries.get(ticket); ok && len(old.comments) >= len(comments) {
+		return
 	}
-	// Go randomises map iteration: arbitrary entries go, O(1) per put.
-	for k, old := range c.entries {
-		if c.bytes+cost <= c.max {
-			break
-		}
-		c.bytes -= old.cost
-		delete(c.entries, k)
-	}
-	c.entries[ticket] = &cachedComments{account: account, comments: comments, cost: cost}
-	c.bytes += cost
+	c.entries.put(ticket, &cachedComments{account: account, comments: comments}, cost)
 }
 
 // withComments loads the comments of tickets: from the cache for each
