@@ -218,21 +218,14 @@ func (db *DB) runLockedOnce(ctx context.Context, batch []*lockedWrite) error {
 			pending = append(pending, w)
 		}
 	}
-	sqlDB, err := db.gorm.DB()
-	if err != nil {
-		return err
-	}
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("WriteAfterLock: driver connection %T is not pgx's", dc)
-		}
-		return lockedBatch(ctx, c.Conn(), pending)
+	return withConn(ctx, db.gorm, func(conn *sql.Conn) error {
+		return conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("WriteAfterLock: driver connection %T is not pgx's", dc)
+			}
+			return lockedBatch(ctx, c.Conn(), pending)
+		})
 	})
 }
 

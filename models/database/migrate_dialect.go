@@ -83,16 +83,9 @@ func (d *dialect) q(query string) string {
 
 // withLock runs fn on one connection of db under the dialect's lock.
 func (d *dialect) withLock(ctx context.Context, db *gorm.DB, fn func(conn *sql.Conn) error) error {
-	sqlDB, err := db.DB()
-	if err != nil {
-		return err
-	}
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return d.lock(ctx, conn, func() error { return fn(conn) })
+	return withConn(ctx, db, func(conn *sql.Conn) error {
+		return d.lock(ctx, conn, func() error { return fn(conn) })
+	})
 }
 
 // bootstrap creates schema_migrations, or adds the applied_at column to

@@ -75,6 +75,20 @@ func (db *DB) ReadTogether(ctx context.Context, fn func(ctx context.Context) err
 	})
 }
 
+// withConn runs fn on one connection of db's pool, held until fn returns.
+func withConn(ctx context.Context, db *gorm.DB, fn func(conn *sql.Conn) error) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return err
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return fn(conn)
+}
+
 // Prepare returns query prepared on the read pool, kept for the life of
 // db (statements.go).
 func (db *DB) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
