@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"gorm.io/gorm"
 
@@ -90,7 +88,7 @@ func (s *Store) createFolded(ctx context.Context, actor Actor, accountID, id str
 // account ($1) and the quota's table, the row's values, the quota, the
 // account's new version, the audit event's values.
 func foldedCreateSQL(r *rowInsert) string {
-	return numbered("WITH usage AS (SELECT COALESCE((SELECT used FROM account_usage WHERE account_id = ? AND resource = ?), 0) AS used), " +
+	return database.Numbered("WITH usage AS (SELECT COALESCE((SELECT used FROM account_usage WHERE account_id = ? AND resource = ?), 0) AS used), " +
 		"created AS (INSERT INTO " + r.table + " (" + r.columns + ") SELECT " + r.placeholders +
 		" FROM usage WHERE used < ?::bigint RETURNING 1), " +
 		"version AS (INSERT INTO account_versions (account_id, version) SELECT $1, ?::bigint FROM created " +
@@ -98,22 +96,6 @@ func foldedCreateSQL(r *rowInsert) string {
 		"event AS (INSERT INTO audit_events (" + auditEventColumns + ") " +
 		"SELECT ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM created) " +
 		"SELECT used, EXISTS (SELECT 1 FROM created) AS created FROM usage")
-}
-
-// numbered replaces each ? of query by $1, $2 and so on, in order; query
-// has no other question mark.
-func numbered(query string) string {
-	var b strings.Builder
-	n := 0
-	for _, part := range strings.SplitAfter(query, "?") {
-		if p, ok := strings.CutSuffix(part, "?"); ok {
-			n++
-			b.WriteString(p + "$" + strconv.Itoa(n))
-		} else {
-			b.WriteString(part)
-		}
-	}
-	return b.String()
 }
 
 // lockAccountForQuotaSQL is lockAccountCounting's lock without its count,

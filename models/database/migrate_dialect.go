@@ -68,6 +68,13 @@ func (d *dialect) q(query string) string {
 	if d.name != "postgres" {
 		return query
 	}
+	return Numbered(query)
+}
+
+// Numbered replaces each ? of query by $1, $2 and so on, in order: the
+// placeholders of PostgreSQL, for SQL sent around GORM. query must have no
+// other question mark.
+func Numbered(query string) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range query {
