@@ -35,12 +35,14 @@ const (
 	ticketForList                       // ticketListColumns
 )
 
+// ticketReadColumns are the columns of each ticketRead.
+var ticketReadColumns = [...]string{ticketWithoutText: ticketColumns, ticketWithText: ticketColumnsWithText,
+	ticketForList: ticketListColumns}
+
 // findTickets runs q, selecting the columns read names, and scans every
 // row; the columns not read are left zero.
 func findTickets(q *gorm.DB, read ticketRead) ([]Ticket, error) {
-	columns := map[ticketRead]string{ticketWithoutText: ticketColumns, ticketWithText: ticketColumnsWithText,
-		ticketForList: ticketListColumns}[read]
-	rows, err := q.Select(columns).Rows()
+	rows, err := q.Select(ticketReadColumns[read]).Rows()
 	if err != nil {
 		return nil, err
 	}
