@@ -61,7 +61,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		// connection instead (its default exec mode).
 		db, err = gorm.Open(postgres.Open(dsn), gormConfig())
 	} else {
-		db, w, err = openSQLite(dsn)
+		db, w, err = openSQLite(ctx, dsn)
 		commits = newCommitWatch(sqliteDSN(dsn), dsn)
 	}
 	if err != nil {
@@ -100,7 +100,7 @@ func gormConfig() *gorm.Config {
 
 // openSQLite opens the read pool, and beside it the one connection all
 // writes go through (sqliteWriter).
-func openSQLite(path string) (*gorm.DB, *sqliteWriter, error) {
+func openSQLite(ctx context.Context, path string) (*gorm.DB, *sqliteWriter, error) {
 	if path == "" {
 		return nil, nil, errors.New("empty database path")
 	}
@@ -108,6 +108,9 @@ func openSQLite(path string) (*gorm.DB, *sqliteWriter, error) {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := switchToWAL(ctx, path); err != nil {
+		return nil, nil, err
 	}
 	// WAL lets readers run beside the writer; busy_timeout is a safety net
 	// for other processes writing the file (CLI commands), as this one's

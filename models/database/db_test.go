@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"gorm.io/gorm"
 
+	"cloudplane/models/database"
 	"cloudplane/models/modelstest"
 )
 
@@ -60,5 +63,44 @@ func TestConnectionPoolIsBounded(t *testing.T) {
 	}
 	if n := sqlDB.Stats().MaxOpenConnections; n < 8 || n > 64 {
 		t.Fatalf("pool of %d connections on %s", n, modelstest.Backend())
+	}
+}
+
+// Several processes opening one new database together all succeed. The
+// first to switch a new file to WAL wins; SQLite answers "database is
+// locked" at once, without its busy wait, to another switching it at the
+// same moment, and `cloudplane migrate` started three times together
+// failed that way now and then. Connections of one process contend for
+// the file's locks as processes do, so Opens in goroutines stand in for
+// processes; rounds make the race likely (it lost about one open in a
+// hundred).
+func TestOpeningANewDatabaseTogether(t *testing.T) {
+	const rounds, together = 40, 6
+	for round := range rounds {
+		path := filepath.Join(t.TempDir(), "together.db")
+		errs := make(chan error, together)
+		var start sync.WaitGroup
+		start.Add(1)
+		for range together {
+			go func() {
+				start.Wait()
+				db, err := database.Open(context.Background(), path)
+				if err == nil {
+					var mode string
+					err = db.Gorm().Raw("PRAGMA journal_mode").Scan(&mode).Error
+					if err == nil && mode != "wal" {
+						err = fmt.Errorf("journal mode %q", mode)
+					}
+					_ = db.Close()
+				}
+				errs <- err
+			}()
+		}
+		start.Done()
+		for range together {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }
