@@ -17,3 +17,10 @@ func (db *DB) SetWALRestartFrames(n int64) {
 		db.writer.restartAt.Store(n)
 	}
 }
+
+// SQLiteDriver is the driver name the pools open SQLite with.
+const SQLiteDriver = sqliteDriver
+
+// StatementsKept counts the statements SQLite connections prepared to
+// keep, in this process so far.
+func StatementsKept() int64 { return statementsKept.Load() }

@@ -54,7 +54,14 @@ func (deadlineDriver) Open(dsn string) (driver.Conn, error) {
 // context allows. Every other method is go-sqlite3's own.
 type deadlineConn struct {
 	*sqlite3.SQLiteConn
-	busy time.Duration // the DSN's _busy_timeout, restored after each call
+	busy  time.Duration // the DSN's _busy_timeout, restored after each call
+	stmts connStatements
+}
+
+// Close finalizes the connection's kept statements, then closes it.
+func (c *deadlineConn) Close() error {
+	c.stmts.close()
+	return c.SQLiteConn.Close()
 }
 
 func (c *deadlineConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
@@ -144,6 +151,12 @@ func (c *deadlineConn) QueryContext(ctx context.Context, query string, args []dr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if rows, release, ok, err := c.stmts.query(c.SQLiteConn, query, args); ok {
+		if err != nil {
+			return nil, err
+		}
+		return &deadlineRows{SQLiteRows: rows, ctx: ctx, release: release}, nil
+	}
 	rows, err := c.SQLiteConn.QueryContext(context.WithoutCancel(ctx), query, args)
 	return endedBy(ctx, rows), err
 }
@@ -167,7 +180,17 @@ func endedBy(ctx context.Context, rows driver.Rows) driver.Rows {
 // deadlineRows are go-sqlite3's rows, ended by their query's context.
 type deadlineRows struct {
 	*sqlite3.SQLiteRows
-	ctx context.Context
+	ctx     context.Context
+	release func() // of a kept statement (connStatements), or nil
+}
+
+func (r *deadlineRows) Close() error {
+	err := r.SQLiteRows.Close()
+	if r.release != nil {
+		r.release()
+		r.release = nil
+	}
+	return err
 }
 
 func (r *deadlineRows) Next(dest []driver.Value) error {
