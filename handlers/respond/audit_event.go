@@ -1,6 +1,10 @@
 package respond
 
-import "cloudplane/models"
+import (
+	"time"
+
+	"cloudplane/models"
+)
 
 // auditTimeLayout is RFC 3339 in UTC to the microsecond, the precision
 // events are kept at: events of one second stay distinguishable, and an
@@ -44,4 +48,10 @@ func AuditEvent(e models.AuditEvent) AuditEventJSON {
 		v.ResourceLRNs = []string{}
 	}
 	return v
+}
+
+// AppendAuditEventTime appends t as AuditEvent writes event_time, for
+// encoders that write the event without building an AuditEventJSON.
+func AppendAuditEventTime(dst []byte, t time.Time) []byte {
+	return t.UTC().AppendFormat(dst, auditTimeLayout)
 }
