@@ -17,7 +17,7 @@ func (h *Handlers) AuditEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	body, err := appendAuditPage(make([]byte, 0, 64+auditEventBytes*len(page.Events)), page)
+	body, err := encodeAuditPage(page)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,11 @@ import (
 // usually encoded without growing its buffer.
 const auditEventBytes = 512
 
+// encodeAuditPage is page's body, in a buffer sized to hold it.
+func encodeAuditPage(page *models.AuditPage) ([]byte, error) {
+	return appendAuditPage(make([]byte, 0, 64+auditEventBytes*len(page.Events)), page)
+}
+
 // appendAuditPage appends page as {"data":[...],"page_token":...}, the
 // token null on the last page. Its error is encoding/json's: details that
 // are not valid JSON.
@@ -91,6 +96,7 @@ var errAuditDetails = errors.New("audit event: additional_details is not valid J
 // dropped) and HTML-escaped (<, >, & and U+2028, U+2029 as \u escapes),
 // the stored text being kept otherwise. Invalid JSON is an error.
 func appendAuditDetails(dst []byte, d models.AuditDetails) ([]byte, error) {
+	const hex = "0123456789abcdef"
 	raw, _ := d.MarshalJSON() // never fails: the stored text, or {}
 	if !json.Valid(raw) {
 		return nil, errAuditDetails
@@ -102,11 +108,11 @@ func appendAuditDetails(dst []byte, d models.AuditDetails) ([]byte, error) {
 		switch {
 		case c == '<' || c == '>' || c == '&':
 			dst = append(dst, raw[start:i]...)
-			dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xF])
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			start = i + 1
 		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
 			dst = append(dst, raw[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', "0123456789abcdef"[raw[i+2]&0xF])
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[raw[i+2]&0xF])
 			i += 2
 			start = i + 1
 		case inString:

@@ -1,5 +1,9 @@
 package api
 
-// ReferenceAuditPage lets the app's tests compare answers with the
-// encoding/json reference.
-var ReferenceAuditPage = referenceAuditPage
+// ReferenceAuditPage and EncodeAuditPage let the app's tests and
+// benchmarks compare the handler's encoding with the encoding/json
+// reference on real pages.
+var (
+	ReferenceAuditPage = referenceAuditPage
+	EncodeAuditPage    = encodeAuditPage
+)
