@@ -1,7 +1,7 @@
 package models
 
 import (
-	"encoding/json"
+	"database/sql"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -23,7 +23,7 @@ func findAuditEvents(q *gorm.DB) ([]AuditEvent, error) {
 	}
 	defer rows.Close()
 	var out []AuditEvent
-	var lrns []byte
+	var lrns sql.RawBytes // read before the next row; decodeAuditLRNs copies it
 	for rows.Next() {
 		var e AuditEvent
 		if err := rows.Scan(&e.AccountID, &e.EventTime, &e.ID, &e.ServiceName, &e.ResourceName, &e.Action,
@@ -32,7 +32,7 @@ func findAuditEvents(q *gorm.DB) ([]AuditEvent, error) {
 			return nil, err
 		}
 		if len(lrns) > 0 {
-			if err := json.Unmarshal(lrns, &e.ResourceLRNs); err != nil {
+			if e.ResourceLRNs, err = decodeAuditLRNs(lrns); err != nil {
 				return nil, fmt.Errorf("audit event %s: resource_lrns: %w", e.ID, err)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"cloudplane/handlers/api"
 	"cloudplane/models"
 	"cloudplane/models/modelstest"
 )
@@ -417,5 +418,53 @@ func TestAuditEventsOfDomainOperations(t *testing.T) {
 	}
 	if ev["event_time"] != "2026-01-02T03:04:05.001500Z" {
 		t.Errorf("event_time %v, want the clock's time in UTC to the microsecond", ev["event_time"])
+	}
+}
+
+// The page answered is byte for byte what encoding/json wrote for the
+// store's page, with c.JSON's Content-Type, whatever the events hold and
+// however their JSON columns are spelled in the database (spaces, escapes
+// another writer chose).
+func TestAuditEventsAnswerAsEncodingJSON(t *testing.T) {
+	e := newEnv(t)
+	accountID := *e.owner.AccountID
+	// Three events to spell oddly on the first page, and enough after
+	// them for a page_token.
+	rows := seedAudit(t, e.store, accountID, "filesystem", append(repeat(auditAt, 3), repeat(auditAt.Add(time.Second), 117)...)...)
+	tricky := "<b>&\u2028 \"é\" 日本 🚀 \\ \x01"
+	stored := []struct{ lrns, details string }{
+		{` [ "lrn:cloud:filesystem:a" , "lrn:cloud:filesystem:b" ] `, "{\n \"note\" : \"<a & b>\u2029\" , \"n\": [1, 2] }"},
+		{`["\u003cescaped\u003e \u00e9 \ud83d\ude80", "\n"]`, `{"nested": {"empty": {}, "list": []}}`},
+		{`[]`, ``},
+	}
+	for i, s := range stored {
+		if err := e.store.DB().Exec("UPDATE audit_events SET resource_lrns = ?, additional_details = ?, action = ?, actor_lrn = ? WHERE id = ?",
+			s.lrns, s.details, tricky, tricky, rows[i].ID).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	actor, err := e.store.Authenticate(context.Background(), e.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []url.Values{{}, {"resource_type": {"cloud.filesystem"}}, {"resource_type": {"cloud.nothing"}}} {
+		page, err := e.store.AuditEvents(context.Background(), actor, models.AuditEventsInput{ResourceType: q.Get("resource_type")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := api.ReferenceAuditPage(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.do(http.MethodGet, "/api/v1/audit-events?"+q.Encode(), nil).expect(http.StatusOK)
+		if !bytes.Equal(r.Body, want) {
+			t.Fatalf("%v: answered\n%s\nencoding/json writes\n%s", q, r.Body, want)
+		}
+		if q.Get("resource_type") != "cloud.nothing" && !bytes.Contains(r.Body, []byte(`"page_token":"`)) {
+			t.Fatalf("%v: no page_token on a first page of many", q)
+		}
+		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			t.Fatalf("Content-Type %q, want c.JSON's application/json", ct)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package respond
 
-import "cloudplane/models"
+import (
+	"time"
+
+	"cloudplane/models"
+)
 
 // auditTimeLayout is RFC 3339 in UTC to the microsecond, the precision
 // events are kept at: events of one second stay distinguishable, and an
@@ -44,4 +48,37 @@ func AuditEvent(e models.AuditEvent) AuditEventJSON {
 		v.ResourceLRNs = []string{}
 	}
 	return v
+}
+
+// AppendAuditEventTime appends t as AuditEvent writes event_time, for
+// encoders that write the event without building an AuditEventJSON. It
+// writes the digits itself: parsing the layout for each event of a page
+// was a sixth of encoding it. Years of other than four digits are left
+// to AppendFormat.
+func AppendAuditEventTime(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(dst, auditTimeLayout)
+	}
+	hour, minute, second := t.Clock()
+	dst = appendDigits(dst, year, 4)
+	dst = appendDigits(append(dst, '-'), int(month), 2)
+	dst = appendDigits(append(dst, '-'), day, 2)
+	dst = appendDigits(append(dst, 'T'), hour, 2)
+	dst = appendDigits(append(dst, ':'), minute, 2)
+	dst = appendDigits(append(dst, ':'), second, 2)
+	dst = appendDigits(append(dst, '.'), t.Nanosecond()/1000, 6) // truncated, as the layout's .000000
+	return append(dst, 'Z')
+}
+
+// appendDigits appends n, which is not negative, as width digits,
+// zero-padded.
+func appendDigits(dst []byte, n, width int) []byte {
+	dst = append(dst, make([]byte, width)...)
+	for i := len(dst) - 1; i >= len(dst)-width; i-- {
+		dst[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return dst
 }
