@@ -8,8 +8,30 @@ import (
 )
 
 // apiLikeEncoding encodes a page as handlers/api does, which models' tests
-// cannot import.
-var apiLikeEncoding = models.NewTicketPageEncoding(func(p *models.TicketDetailPage) []byte {
+// cannot import: each ticket on its own, joined into the page.
+var apiLikeEncoding = models.NewTicketPageEncoding(func(d *models.TicketDetail) []byte {
+	body, err := json.Marshal(newAPILikeTicket(d))
+	if err != nil {
+		panic(err)
+	}
+	return body
+}, func(tickets [][]byte, next *string) []byte {
+	raw := make([]json.RawMessage, len(tickets))
+	for i, t := range tickets {
+		raw[i] = t
+	}
+	body, err := json.Marshal(struct {
+		Data rawPage `json:"data"`
+	}{rawPage{raw, next}})
+	if err != nil {
+		panic(err)
+	}
+	return body
+})
+
+// encodeWhole is the page as the API encoded it before tickets were
+// encoded on their own: the whole page in one json.Marshal.
+func encodeWhole(p *models.TicketDetailPage) []byte {
 	out := apiLikePage{Tickets: make([]apiLikeTicket, len(p.Tickets)), PageToken: p.NextPageToken}
 	for i := range p.Tickets {
 		out.Tickets[i] = newAPILikeTicket(&p.Tickets[i])
@@ -21,7 +43,13 @@ var apiLikeEncoding = models.NewTicketPageEncoding(func(p *models.TicketDetailPa
 		panic(err)
 	}
 	return body
-})
+}
+
+// rawPage is apiLikePage of tickets already encoded.
+type rawPage struct {
+	Tickets   []json.RawMessage `json:"tickets"`
+	PageToken *string           `json:"page_token"`
+}
 
 type apiLikePage struct {
 	Tickets   []apiLikeTicket `json:"tickets"`
