@@ -1,7 +1,9 @@
 package models_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"cloudplane/models"
@@ -16,17 +18,14 @@ var apiLikeEncoding = models.NewTicketPageEncoding(func(d *models.TicketDetail) 
 	}
 	return body
 }, func(tickets [][]byte, next *string) []byte {
-	raw := make([]json.RawMessage, len(tickets))
-	for i, t := range tickets {
-		raw[i] = t
-	}
-	body, err := json.Marshal(struct {
-		Data rawPage `json:"data"`
-	}{rawPage{raw, next}})
+	// Joined, not marshalled as json.RawMessage, which would scan every
+	// ticket's bytes again: the benchmark would mostly measure that.
+	token, err := json.Marshal(next)
 	if err != nil {
 		panic(err)
 	}
-	return body
+	joined := bytes.Join(tickets, []byte{','})
+	return slices.Concat([]byte(`{"data":{"tickets":[`), joined, []byte(`],"page_token":`), token, []byte(`}}`))
 })
 
 // encodeWhole is the page as the API encoded it before tickets were
@@ -43,12 +42,6 @@ func encodeWhole(p *models.TicketDetailPage) []byte {
 		panic(err)
 	}
 	return body
-}
-
-// rawPage is apiLikePage of tickets already encoded.
-type rawPage struct {
-	Tickets   []json.RawMessage `json:"tickets"`
-	PageToken *string           `json:"page_token"`
 }
 
 type apiLikePage struct {
