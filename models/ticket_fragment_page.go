@@ -40,7 +40,12 @@ func (s *Store) encodedTicketPage(ctx context.Context, actor Actor, f TicketFilt
 
 // fragmentPage is one try of encodedTicketPage, cutting the page as
 // TicketsWithComments does: by stored text, then by the encoding's size.
+// Owners only: it reads no account_id.
 func (s *Store) fragmentPage(ctx context.Context, actor Actor, f TicketFilter, enc *TicketPageEncoding) ([]byte, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
 	q, err := s.ticketPageQuery(ctx, actor, &f)
 	if err != nil {
 		return nil, err
@@ -48,6 +53,9 @@ func (s *Store) fragmentPage(ctx context.Context, actor Actor, f TicketFilter, e
 	states, err := findTickets(q, ticketForState)
 	if err != nil {
 		return nil, err
+	}
+	for i := range states {
+		states[i].AccountID = accountID // the page is the owner's: ticketPageQuery filters by it
 	}
 	n := min(len(states), f.Limit)
 	frags := make([]*ticketFragment, n)

@@ -27,9 +27,9 @@ const (
 	// ticketStateColumns are what an owner's encoded list reads first: the
 	// keys it is ordered and cut at, and what may change of what its JSON
 	// shows (ticketState); the text is read only for tickets whose
-	// encoding is not cached (ticketFragments).
-	ticketStateColumns = "account_id, id, status, severity, created_at, updated_at, resolved_at, " +
-		"comment_rows, comment_bytes"
+	// encoding is not cached (ticketFragments). The account is the
+	// owner's, known without reading it.
+	ticketStateColumns = "id, status, severity, created_at, updated_at, resolved_at, comment_rows, comment_bytes"
 )
 
 // ticketRead is which of a ticket's columns findTickets reads.
@@ -69,8 +69,8 @@ func findTickets(q *gorm.DB, read ticketRead) ([]Ticket, error) {
 func ticketDest(t *Ticket, read ticketRead) []any {
 	switch read {
 	case ticketForState:
-		return []any{&t.AccountID, &t.ID, &t.Status, &t.Severity, &t.CreatedAt, &t.UpdatedAt, &t.ResolvedAt,
-			&t.CommentRows, &t.CommentBytes}
+		return []any{&t.ID, &t.Status, &t.Severity, &t.CreatedAt, &t.UpdatedAt, &t.ResolvedAt, &t.CommentRows,
+			&t.CommentBytes}
 	case ticketForList:
 		return []any{&t.AccountID, &t.ID, &t.Subject, &t.RequestType, &t.Severity, &t.Status, &t.CreatedAt,
 			&t.UpdatedAt, &t.ResolvedAt, &t.CommentRows, &t.CommentBytes, &t.Description}
