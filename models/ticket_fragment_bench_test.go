@@ -22,14 +22,7 @@ func BenchmarkTicketPageUnchanged(b *testing.B) { benchTicketPage(b, false) }
 
 func benchTicketPage(b *testing.B, change bool) {
 	ctx := context.Background()
-	store := unboundedStore(b)
-	owner := benchOwners(b, store, 1)[0]
-	createTickets(b, store, owner, models.TicketPageSize)
-	page, err := store.Tickets(ctx, owner, models.TicketFilter{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	commentAll(b, store, owner, page.Tickets, 2)
+	store, owner, page := commentedPage(b, 2)
 	if _, err := store.TicketsWithCommentsEncoded(ctx, owner, models.TicketFilter{}, apiLikeEncoding); err != nil {
 		b.Fatal(err)
 	}
@@ -51,4 +44,19 @@ func benchTicketPage(b *testing.B, change bool) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// commentedPage is a store whose owner has a full page of tickets, each
+// with its description and perTicket comments.
+func commentedPage(b *testing.B, perTicket int) (*models.Store, models.Actor, *models.TicketPage) {
+	b.Helper()
+	store := unboundedStore(b)
+	owner := benchOwners(b, store, 1)[0]
+	createTickets(b, store, owner, models.TicketPageSize)
+	page, err := store.Tickets(context.Background(), owner, models.TicketFilter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	commentAll(b, store, owner, page.Tickets, perTicket)
+	return store, owner, page
 }

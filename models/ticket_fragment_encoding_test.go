@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"time"
 
 	"cloudplane/models"
 )
 
-// apiLikeEncoding encodes a page as handlers/api does, which models' tests
-// cannot import: each ticket on its own, joined into the page.
+// apiLikeEncoding encodes each ticket as json.Marshal writes
+// models.TicketDetail, every column read and every comment's with it, so
+// that a page from stale fragments shows; the page joins the tickets as
+// handlers/api does, which models' tests cannot import.
 var apiLikeEncoding = models.NewTicketPageEncoding(func(d *models.TicketDetail) []byte {
-	body, err := json.Marshal(newAPILikeTicket(d))
+	body, err := json.Marshal(d)
 	if err != nil {
 		panic(err)
 	}
@@ -28,57 +29,26 @@ var apiLikeEncoding = models.NewTicketPageEncoding(func(d *models.TicketDetail) 
 	return slices.Concat([]byte(`{"data":{"tickets":[`), joined, []byte(`],"page_token":`), token, []byte(`}}`))
 })
 
-// encodeWhole is the page as the API encoded it before tickets were
-// encoded on their own: the whole page in one json.Marshal.
+// wholePage is the page apiLikeEncoding writes, as one value.
+type wholePage struct {
+	Data struct {
+		Tickets   []models.TicketDetail `json:"tickets"`
+		PageToken *string               `json:"page_token"`
+	} `json:"data"`
+}
+
+// encodeWhole is the page as apiLikeEncoding would write it were it one
+// json.Marshal of the whole page, as the API's was before tickets were
+// encoded on their own.
 func encodeWhole(p *models.TicketDetailPage) []byte {
-	out := apiLikePage{Tickets: make([]apiLikeTicket, len(p.Tickets)), PageToken: p.NextPageToken}
-	for i := range p.Tickets {
-		out.Tickets[i] = newAPILikeTicket(&p.Tickets[i])
+	var whole wholePage
+	whole.Data.Tickets, whole.Data.PageToken = p.Tickets, p.NextPageToken
+	if whole.Data.Tickets == nil {
+		whole.Data.Tickets = []models.TicketDetail{}
 	}
-	body, err := json.Marshal(struct {
-		Data apiLikePage `json:"data"`
-	}{out})
+	body, err := json.Marshal(whole)
 	if err != nil {
 		panic(err)
 	}
 	return body
-}
-
-type apiLikePage struct {
-	Tickets   []apiLikeTicket `json:"tickets"`
-	PageToken *string         `json:"page_token"`
-}
-
-type apiLikeTicket struct {
-	ID          string           `json:"id"`
-	Subject     string           `json:"subject"`
-	Description string           `json:"description"`
-	Type        string           `json:"type"`
-	Severity    *string          `json:"severity,omitempty"`
-	Status      string           `json:"status"`
-	CreatedAt   string           `json:"created_at"`
-	UpdatedAt   string           `json:"updated_at"`
-	ResolvedAt  *string          `json:"resolved_at,omitempty"`
-	Comments    []apiLikeComment `json:"comments"`
-}
-
-type apiLikeComment struct {
-	Body      string `json:"body"`
-	Author    string `json:"author"`
-	CreatedAt string `json:"created_at"`
-}
-
-func newAPILikeTicket(d *models.TicketDetail) apiLikeTicket {
-	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-	out := apiLikeTicket{ID: d.ID, Subject: d.Subject, Description: d.Description, Type: d.RequestType,
-		Severity: d.Severity, Status: models.APITicketStatus(d.Status), CreatedAt: stamp(d.CreatedAt),
-		UpdatedAt: stamp(d.UpdatedAt), Comments: make([]apiLikeComment, len(d.Comments))}
-	if d.ResolvedAt != nil {
-		resolved := stamp(*d.ResolvedAt)
-		out.ResolvedAt = &resolved
-	}
-	for i, c := range d.Comments {
-		out.Comments[i] = apiLikeComment{Body: c.Body, Author: c.Author, CreatedAt: stamp(c.CreatedAt)}
-	}
-	return out
 }

@@ -198,12 +198,12 @@ func TestTicketFragmentsNeverStaleUnderConcurrentWrites(t *testing.T) {
 				if client%4 == 3 { // support, moving between two statuses that the API tells apart
 					status := []string{models.TicketPending, models.TicketOnHold}[round%2]
 					_, err = f.store.UpdateTicket(f.ctx, f.support, id, models.UpdateTicketInput{Status: &status})
-					want = fmt.Sprintf(`"id":%q`, id) // checked below against the page's status
+					want = fmt.Sprintf(`"ID":%q`, id) // checked below against the page's status
 					if err == nil {
 						err = expectStatusShown(f, id, status)
 					}
 				} else {
-					want = fmt.Sprintf(`"body":"client %d round %d"`, client, round)
+					want = fmt.Sprintf(`"Body":"client %d round %d"`, client, round)
 					_, err = f.store.UpdateTicket(f.ctx, f.owner, id, models.UpdateTicketInput{
 						Comment: &models.TicketCommentInput{Body: fmt.Sprintf("client %d round %d", client, round)}})
 				}
@@ -239,12 +239,12 @@ func expectStatusShown(f *ticketFixture, id, status string) error {
 	if err != nil {
 		return err
 	}
-	at := bytes.Index(page, []byte(fmt.Sprintf(`"id":%q`, id)))
+	at := bytes.Index(page, []byte(fmt.Sprintf(`"ID":%q`, id)))
 	if at < 0 {
 		return fmt.Errorf("ticket %s is not on the page", id)
 	}
 	rest := page[at:]
-	if end := bytes.Index(rest, []byte(`"comments"`)); end < 0 || !bytes.Contains(rest[:end], []byte(fmt.Sprintf(`"status":%q`, status))) {
+	if end := bytes.Index(rest, []byte(`"Comments"`)); end < 0 || !bytes.Contains(rest[:end], []byte(fmt.Sprintf(`"Status":%q`, status))) {
 		return fmt.Errorf("ticket %s does not show status %s: %.300s", id, status, rest)
 	}
 	return nil
