@@ -11,8 +11,8 @@ import "sync"
 // the one cached.
 
 // maxCachedFragmentBytes bounds what a ticketFragments holds, in bytes of
-// encodings and per-entry overhead: the load test's accounts' first pages
-// take about 2 MiB.
+// encodings and per-entry overhead: several full pages, each at most
+// TicketListPageBudget.
 const maxCachedFragmentBytes = 8 << 20
 
 // fragmentOverhead is what a cached encoding costs beside its bytes: the
