@@ -105,6 +105,8 @@ type Store struct {
 	ticketPages *pageCache
 	// comments caches tickets' comments (commentCache).
 	comments *commentCache
+	// ticketFragments caches tickets' encodings (ticketFragments).
+	ticketFragments *ticketFragments
 	// wake is called after a transaction that wrote outbox rows commits, so
 	// the webhook dispatcher starts at once instead of at its next poll.
 	wake func()
@@ -170,6 +172,7 @@ func NewStore(db *database.DB, opts ...Option) *Store {
 	s.filesystems = newAccountCache[FilesystemView]()
 	s.ticketPages = newPageCache(maxCachedPageBytes)
 	s.comments = newCommentCache(maxCachedCommentBytes)
+	s.ticketFragments = newTicketFragments(maxCachedFragmentBytes)
 	return s
 }
 

@@ -19,14 +19,7 @@ import (
 func BenchmarkTicketPageAsCommentsAccumulate(b *testing.B) {
 	for _, perTicket := range []int{0, 79} {
 		ctx := context.Background()
-		store := unboundedStore(b)
-		owner := benchOwners(b, store, 1)[0]
-		createTickets(b, store, owner, models.TicketPageSize)
-		page, err := store.Tickets(ctx, owner, models.TicketFilter{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		commentAll(b, store, owner, page.Tickets, perTicket)
+		store, owner, page := commentedPage(b, perTicket)
 		comments := models.TicketPageSize * (1 + perTicket) // descriptions included
 		b.Run(fmt.Sprintf("comments=%d", comments), func(b *testing.B) {
 			b.ReportAllocs()

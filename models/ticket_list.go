@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // TicketPageSize is how many tickets a page holds at most.
@@ -191,15 +193,47 @@ func (s *Store) TicketsWithComments(ctx context.Context, actor Actor, f TicketFi
 // (never more than the answer's size); without, the description is not
 // read.
 func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, text bool) ([]TicketSummary, bool, error) {
-	accountID, err := actor.scope(f.AccountID)
+	q, err := s.ticketPageQuery(ctx, actor, f)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := f.Validate(); err != nil {
+	read := ticketWithoutText
+	switch {
+	case text && actor.isStaff(): // staff's lists are ordered and named by more
+		read = ticketWithText
+	case text:
+		read = ticketForList
+	}
+	tickets, err := findTickets(q, read)
+	if err != nil {
 		return nil, false, err
 	}
+	summaries := summarize(tickets)
+	if actor.isStaff() {
+		if err := s.addQueueNames(ctx, summaries); err != nil {
+			return nil, false, err
+		}
+	}
+	keep := min(len(summaries), f.Limit)
+	if text {
+		keep = withinBudget(summaries[:keep], TicketListPageBudget-TicketListEnvelope)
+	}
+	return summaries[:keep], keep < len(summaries), nil
+}
+
+// ticketPageQuery is the query of one page of f's listing for actor,
+// ordered, and limited to one ticket more than the page so that its reader
+// knows whether more follow; it validates f and fills in its defaults.
+func (s *Store) ticketPageQuery(ctx context.Context, actor Actor, f *TicketFilter) (*gorm.DB, error) {
+	accountID, err := actor.scope(f.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
 	if err := f.checkStaffOnly(actor); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	desc := f.Direction == "desc"
 	q := s.read(ctx).Model(&Ticket{})
@@ -220,7 +254,7 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, te
 	if f.PageToken != "" {
 		c, err := s.openCursor(ctx, ticketPageSecret, f.PageToken, f.OrderBy, desc)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if keyed {
 			column, _ := key.timeColumn()
@@ -234,28 +268,7 @@ func (s *Store) ticketPage(ctx context.Context, actor Actor, f *TicketFilter, te
 		column, _ := key.timeColumn()
 		orderBy = keyOrder(key.sql, column, "id", desc)
 	}
-	read := ticketWithoutText
-	switch {
-	case text && actor.isStaff(): // staff's lists are ordered and named by more
-		read = ticketWithText
-	case text:
-		read = ticketForList
-	}
-	tickets, err := findTickets(q.Order(orderBy).Limit(f.Limit+1), read)
-	if err != nil {
-		return nil, false, err
-	}
-	summaries := summarize(tickets)
-	if actor.isStaff() {
-		if err := s.addQueueNames(ctx, summaries); err != nil {
-			return nil, false, err
-		}
-	}
-	keep := min(len(summaries), f.Limit)
-	if text {
-		keep = withinBudget(summaries[:keep], TicketListPageBudget-TicketListEnvelope)
-	}
-	return summaries[:keep], keep < len(summaries), nil
+	return q.Order(orderBy).Limit(f.Limit + 1), nil
 }
 
 // nextTicketPageToken is the signed token of the page after last, for the
@@ -296,14 +309,20 @@ func summarize(tickets []Ticket) []TicketSummary {
 // withinBudget is how many of tickets, from the first, fit in budget bytes
 // of stored text; at least one, so that a listing always moves on.
 func withinBudget(tickets []TicketSummary, budget int64) int {
+	return fitting(len(tickets), func(i int) int64 { return tickets[i].textBytes }, budget)
+}
+
+// fitting is how many of n items, from the first, fit in budget by their
+// sizes; at least one.
+func fitting(n int, size func(i int) int64, budget int64) int {
 	var used int64
-	for i, t := range tickets {
-		used += t.textBytes
+	for i := range n {
+		used += size(i)
 		if used > budget && i > 0 {
 			return i
 		}
 	}
-	return len(tickets)
+	return n
 }
 
 // detailsWithinBudget is how many of tickets, from the first, fit in
@@ -314,14 +333,9 @@ func detailsWithinBudget(tickets []TicketDetail, budget int64) int {
 	if ticketsJSONBound(tickets) <= budget {
 		return len(tickets)
 	}
-	var used int64
-	for i, t := range tickets {
-		used += ticketJSONSize(t.Subject, t.Description, t.Comments)
-		if used > budget && i > 0 {
-			return i
-		}
-	}
-	return len(tickets)
+	return fitting(len(tickets), func(i int) int64 {
+		return ticketJSONSize(tickets[i].Subject, tickets[i].Description, tickets[i].Comments)
+	}, budget)
 }
 
 // ticketsJSONBound is at least the sum of ticketJSONSize over tickets, from
@@ -330,11 +344,16 @@ func detailsWithinBudget(tickets []TicketDetail, budget int64) int {
 func ticketsJSONBound(tickets []TicketDetail) int64 {
 	var n int64
 	for i := range tickets {
-		t := &tickets[i]
-		n += TicketJSONFrame + maxJSONExpansion*int64(len(t.Subject)+len(t.Description))
-		for j := range t.Comments {
-			n += CommentJSONFrame + maxJSONExpansion*int64(len(t.Comments[j].Body)+len(t.Comments[j].Author))
-		}
+		n += ticketJSONBound(&tickets[i])
+	}
+	return n
+}
+
+// ticketJSONBound is at least ticketJSONSize of t, from its texts' lengths.
+func ticketJSONBound(t *TicketDetail) int64 {
+	n := TicketJSONFrame + maxJSONExpansion*int64(len(t.Subject)+len(t.Description))
+	for j := range t.Comments {
+		n += CommentJSONFrame + maxJSONExpansion*int64(len(t.Comments[j].Body)+len(t.Comments[j].Author))
 	}
 	return n
 }

@@ -24,6 +24,12 @@ const (
 	// on its own, so the eight others cost a third of the list's read.
 	ticketListColumns = "account_id, id, subject, request_type, severity, status, created_at, updated_at, " +
 		"resolved_at, comment_rows, comment_bytes, description"
+	// ticketStateColumns are what an owner's encoded list reads first: the
+	// keys it is ordered and cut at, and what may change of what its JSON
+	// shows (ticketState); the text is read only for tickets whose
+	// encoding is not cached (ticketFragments). The account is the
+	// owner's, known without reading it.
+	ticketStateColumns = "id, status, severity, created_at, updated_at, resolved_at, comment_rows, comment_bytes"
 )
 
 // ticketRead is which of a ticket's columns findTickets reads.
@@ -33,11 +39,12 @@ const (
 	ticketWithoutText ticketRead = iota // ticketColumns
 	ticketWithText                      // ticketColumnsWithText
 	ticketForList                       // ticketListColumns
+	ticketForState                      // ticketStateColumns
 )
 
 // ticketReadColumns are the columns of each ticketRead.
 var ticketReadColumns = [...]string{ticketWithoutText: ticketColumns, ticketWithText: ticketColumnsWithText,
-	ticketForList: ticketListColumns}
+	ticketForList: ticketListColumns, ticketForState: ticketStateColumns}
 
 // findTickets runs q, selecting the columns read names, and scans every
 // row; the columns not read are left zero.
@@ -60,7 +67,11 @@ func findTickets(q *gorm.DB, read ticketRead) ([]Ticket, error) {
 
 // ticketDest is where findTickets scans the columns read names into.
 func ticketDest(t *Ticket, read ticketRead) []any {
-	if read == ticketForList {
+	switch read {
+	case ticketForState:
+		return []any{&t.ID, &t.Status, &t.Severity, &t.CreatedAt, &t.UpdatedAt, &t.ResolvedAt, &t.CommentRows,
+			&t.CommentBytes}
+	case ticketForList:
 		return []any{&t.AccountID, &t.ID, &t.Subject, &t.RequestType, &t.Severity, &t.Status, &t.CreatedAt,
 			&t.UpdatedAt, &t.ResolvedAt, &t.CommentRows, &t.CommentBytes, &t.Description}
 	}
