@@ -47,3 +47,24 @@ func BenchmarkFirewallRulesets(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFirewallRulesetsAfterChange reads the list after every change
+// of the account (AccountChanged, a write, included in the time), so that
+// the list is read from the database each time: the cost of a miss.
+//
+//	go test ./models -run '^$' -bench 'FirewallRulesetsAfterChange'
+func BenchmarkFirewallRulesetsAfterChange(b *testing.B) {
+	ctx := context.Background()
+	store := modelstest.Open(b)
+	owner, _ := modelstest.Owner(b, store, "bench@example.com")
+	seedRulesets(b, store, owner.Actor(), 50)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := store.AccountChanged(ctx, *owner.AccountID); err != nil {
+			b.Fatal(err)
+		}
+		if list, err := store.FirewallRulesets(ctx, owner.Actor()); err != nil || len(list) != 50 {
+			b.Fatalf("listed %d, err %v", len(list), err)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package models
 
 import (
 	"database/sql"
-	"encoding/json"
 	"time"
 
 	"gorm.io/gorm"
@@ -12,8 +11,8 @@ import (
 // accumulated under load (issue 24): GORM scanned each row by reflection
 // and decoded its rules through its serializer. Rows are scanned here into
 // the fields directly, and the rules decoded as GORM's JSON serializer
-// decodes them (json.Unmarshal of a non-empty value), so that the views
-// are the same.
+// decodes them (json.Unmarshal of a non-empty value; decodeRules), so
+// that the views are the same.
 
 // rulesetColumns are a ruleset's columns in the order scanRulesets reads
 // them.
@@ -35,7 +34,7 @@ func findRulesets(q *gorm.DB) ([]FirewallRuleset, error) {
 			return nil, err
 		}
 		if len(rules) > 0 {
-			if err := json.Unmarshal(rules, &r.Rules); err != nil {
+			if r.Rules, err = decodeRules(rules); err != nil {
 				return nil, err
 			}
 		}

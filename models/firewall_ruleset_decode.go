@@ -1,0 +1,146 @@
+package models
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// decodeRules decodes a ruleset's stored rules exactly as json.Unmarshal
+// into a []FirewallRule does (GORM's serializer did that), but reads the
+// form json.Marshal writes them in without reflection, in three
+// allocations whatever the number of rules: the strings are cut from one
+// copy of data. Anything else (escapes, other field orders, spaces) is
+// left to json.Unmarshal.
+func decodeRules(data []byte) ([]FirewallRule, error) {
+	if rules, ok := decodeMarshaledRules(data); ok {
+		return rules, nil
+	}
+	var rules []FirewallRule
+	err := json.Unmarshal(data, &rules)
+	return rules, err
+}
+
+// ruleDecoder reads rules in json.Marshal's form from text, reporting
+// failure on anything else.
+type ruleDecoder struct {
+	text  string
+	at    int
+	rules int   // how many rules the text appears to hold, to size slices
+	ports []int // backing store of every rule's port range
+}
+
+func decodeMarshaledRules(data []byte) ([]FirewallRule, bool) {
+	if string(data) == "null" {
+		return nil, true
+	}
+	d := ruleDecoder{text: string(data)}
+	if !d.skip("[") {
+		return nil, false
+	}
+	d.rules = strings.Count(d.text, `{"protocol":`)
+	rules := make([]FirewallRule, 0, d.rules)
+	for first := true; !d.skip("]"); first = false {
+		if !first && !d.skip(",") {
+			return nil, false
+		}
+		r, ok := d.rule()
+		if !ok {
+			return nil, false
+		}
+		rules = append(rules, r)
+	}
+	return rules, d.at == len(d.text)
+}
+
+func (d *ruleDecoder) rule() (r FirewallRule, ok bool) {
+	if !d.skip(`{"protocol":`) {
+		return r, false
+	}
+	if r.Protocol, ok = d.string(); !ok {
+		return r, false
+	}
+	if d.skip(`,"port_range":[`) {
+		if r.PortRange, ok = d.ints(); !ok {
+			return r, false
+		}
+	}
+	if !d.skip(`,"source_network":`) {
+		return r, false
+	}
+	if r.SourceNetwork, ok = d.string(); !ok || !d.skip(`,"description":`) {
+		return r, false
+	}
+	if r.Description, ok = d.string(); !ok || !d.skip("}") {
+		return r, false
+	}
+	return r, true
+}
+
+// skip consumes s if the text continues with it.
+func (d *ruleDecoder) skip(s string) bool {
+	if len(d.text)-d.at < len(s) || d.text[d.at:d.at+len(s)] != s {
+		return false
+	}
+	d.at += len(s)
+	return true
+}
+
+// string reads a string that needs no unescaping: valid UTF-8 without
+// backslashes or control characters, which json.Unmarshal copies as is.
+func (d *ruleDecoder) string() (string, bool) {
+	if !d.skip(`"`) {
+		return "", false
+	}
+	start := d.at
+	for ; d.at < len(d.text); d.at++ {
+		switch b := d.text[d.at]; {
+		case b == '"':
+			s := d.text[start:d.at]
+			d.at++
+			return s, utf8.ValidString(s)
+		case b == '\\' || b < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// ints reads the integers of an array whose '[' is consumed, through its
+// ']'; an empty array is an empty slice, as json.Unmarshal makes it.
+func (d *ruleDecoder) ints() ([]int, bool) {
+	if d.ports == nil {
+		d.ports = make([]int, 0, 2*d.rules) // a range is two ports
+	}
+	start := len(d.ports)
+	for first := true; !d.skip("]"); first = false {
+		if !first && !d.skip(",") {
+			return nil, false
+		}
+		n, ok := d.int()
+		if !ok {
+			return nil, false
+		}
+		d.ports = append(d.ports, n)
+	}
+	return d.ports[start:len(d.ports):len(d.ports)], true
+}
+
+// int reads a JSON integer as json.Marshal writes one: an optional minus,
+// then 0 or digits not starting with 0.
+func (d *ruleDecoder) int() (int, bool) {
+	start := d.at
+	if d.at < len(d.text) && d.text[d.at] == '-' {
+		d.at++
+	}
+	digits := d.at
+	for d.at < len(d.text) && d.text[d.at] >= '0' && d.text[d.at] <= '9' {
+		d.at++
+	}
+	if d.at == digits || (d.text[digits] == '0' && d.at-digits > 1) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(d.text[start:d.at])
+	return n, err == nil
+}
