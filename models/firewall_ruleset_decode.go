@@ -4,15 +4,17 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // decodeRules decodes a ruleset's stored rules exactly as json.Unmarshal
 // into a []FirewallRule does (GORM's serializer did that), but reads the
 // form json.Marshal writes them in without reflection, in three
-// allocations whatever the number of rules: the strings are cut from one
-// copy of data. Anything else (escapes, other field orders, spaces) is
-// left to json.Unmarshal.
+// allocations whatever the number of rules (the strings are cut from one
+// copy of data) and one more per string with escapes. Anything else
+// (other field orders, spaces, surrogate escapes) is left to
+// json.Unmarshal.
 func decodeRules(data []byte) ([]FirewallRule, error) {
 	if rules, ok := decodeMarshaledRules(data); ok {
 		return rules, nil
@@ -87,24 +89,79 @@ func (d *ruleDecoder) skip(s string) bool {
 	return true
 }
 
-// string reads a string that needs no unescaping: valid UTF-8 without
-// backslashes or control characters, which json.Unmarshal copies as is.
+// string reads a string of valid UTF-8 without control characters, as
+// json.Marshal writes them. One without escapes is cut from the text; one
+// with escapes other than of UTF-16 surrogates is unescaped into a string
+// of its own, as json.Unmarshal unescapes it.
 func (d *ruleDecoder) string() (string, bool) {
 	if !d.skip(`"`) {
 		return "", false
 	}
-	start := d.at
+	start, escaped := d.at, false
 	for ; d.at < len(d.text); d.at++ {
 		switch b := d.text[d.at]; {
 		case b == '"':
-			s := d.text[start:d.at]
+			raw := d.text[start:d.at]
 			d.at++
-			return s, utf8.ValidString(s)
-		case b == '\\' || b < 0x20:
+			if !utf8.ValidString(raw) {
+				return "", false
+			}
+			if escaped {
+				return unescape(raw)
+			}
+			return raw, true
+		case b == '\\':
+			escaped = true
+			d.at++ // the escaped byte is never the closing quote
+		case b < 0x20:
 			return "", false
 		}
 	}
 	return "", false
+}
+
+// unescape decodes the escapes of a JSON string's contents, reporting
+// failure on a malformed escape or a UTF-16 surrogate (which pairs or
+// becomes U+FFFD: left to json.Unmarshal).
+func unescape(raw string) (string, bool) {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			out = append(out, raw[i])
+			continue
+		}
+		i++
+		if i == len(raw) {
+			return "", false
+		}
+		switch c := raw[i]; c {
+		case '"', '\\', '/':
+			out = append(out, c)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if i+5 > len(raw) {
+				return "", false
+			}
+			r, err := strconv.ParseUint(raw[i+1:i+5], 16, 16)
+			if err != nil || utf16.IsSurrogate(rune(r)) {
+				return "", false
+			}
+			out = utf8.AppendRune(out, rune(r))
+			i += 4
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
 }
 
 // ints reads the integers of an array whose '[' is consumed, through its
