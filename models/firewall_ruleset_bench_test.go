@@ -31,15 +31,22 @@ func seedRulesets(tb testing.TB, store *models.Store, actor models.Actor, n int)
 	}
 }
 
+// benchRulesetAccount is a store with an account of 50 rulesets, the
+// quota (seedRulesets).
+func benchRulesetAccount(b *testing.B) (*models.Store, *models.User) {
+	store := modelstest.Open(b)
+	owner, _ := modelstest.Owner(b, store, "bench@example.com")
+	seedRulesets(b, store, owner.Actor(), 50)
+	return store, owner
+}
+
 // BenchmarkFirewallRulesets is the list's domain read: 50 rulesets, the
 // quota, ten of them attached to an instance.
 //
 //	go test ./models -run '^$' -bench 'FirewallRulesets$'
 func BenchmarkFirewallRulesets(b *testing.B) {
 	ctx := context.Background()
-	store := modelstest.Open(b)
-	owner, _ := modelstest.Owner(b, store, "bench@example.com")
-	seedRulesets(b, store, owner.Actor(), 50)
+	store, owner := benchRulesetAccount(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if list, err := store.FirewallRulesets(ctx, owner.Actor()); err != nil || len(list) != 50 {
@@ -55,9 +62,7 @@ func BenchmarkFirewallRulesets(b *testing.B) {
 //	go test ./models -run '^$' -bench 'FirewallRulesetsAfterChange'
 func BenchmarkFirewallRulesetsAfterChange(b *testing.B) {
 	ctx := context.Background()
-	store := modelstest.Open(b)
-	owner, _ := modelstest.Owner(b, store, "bench@example.com")
-	seedRulesets(b, store, owner.Actor(), 50)
+	store, owner := benchRulesetAccount(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := store.AccountChanged(ctx, *owner.AccountID); err != nil {

@@ -117,17 +117,25 @@ func TestFirewallRulesetListIsNeverStale(t *testing.T) {
 	expect("")
 }
 
+// newRulesetFixture is a fixture whose alice has a ruleset "r" of one
+// rule, "ssh".
+func newRulesetFixture(t *testing.T) (*fixture, *models.FirewallRulesetView) {
+	t.Helper()
+	f := newFixture(t)
+	r, err := f.store.CreateFirewallRuleset(context.Background(), f.alice,
+		models.CreateFirewallRulesetInput{Name: "r", Region: "us-east-1", Rules: rulesOf("ssh")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, r
+}
+
 // A list showing terminating instances is cached, but only until the
 // first of them ends: each leaves at its own time, read from the cache in
 // between.
 func TestFirewallRulesetListExpiresWhenATerminatingInstanceEnds(t *testing.T) {
-	ctx := context.Background()
-	f := newFixture(t)
+	f, r := newRulesetFixture(t)
 	actor := f.alice
-	r, err := f.store.CreateFirewallRuleset(ctx, actor, models.CreateFirewallRulesetInput{Name: "r", Region: "us-east-1", Rules: rulesOf("ssh")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ids []string
 	for _, d := range []time.Duration{2 * time.Minute, time.Minute, 0} {
 		inst := models.Instance{AccountID: actor.AccountID, Status: models.InstanceActive}
@@ -170,12 +178,8 @@ func TestFirewallRulesetListExpiresWhenATerminatingInstanceEnds(t *testing.T) {
 // instance ids changes no later read.
 func TestFirewallRulesetListIsACopy(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t)
+	f, r := newRulesetFixture(t)
 	actor := f.alice
-	r, err := f.store.CreateFirewallRuleset(ctx, actor, models.CreateFirewallRulesetInput{Name: "r", Region: "us-east-1", Rules: rulesOf("ssh")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	inst := modelstest.InsertInstance(t, f.store, models.Instance{AccountID: actor.AccountID, Status: models.InstanceActive})
 	modelstest.Attach(t, f.store, inst.ID, r.ID)
 	for range 2 { // from the database, then from the cache

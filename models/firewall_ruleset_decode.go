@@ -43,17 +43,12 @@ func decodeMarshaledRules(data []byte) ([]FirewallRule, bool) {
 	}
 	d.rules = strings.Count(d.text, `{"protocol":`)
 	rules := make([]FirewallRule, 0, d.rules)
-	for first := true; !d.skip("]"); first = false {
-		if !first && !d.skip(",") {
-			return nil, false
-		}
+	ok := d.elements(func() bool {
 		r, ok := d.rule()
-		if !ok {
-			return nil, false
-		}
 		rules = append(rules, r)
-	}
-	return rules, d.at == len(d.text)
+		return ok
+	})
+	return rules, ok && d.at == len(d.text)
 }
 
 func (d *ruleDecoder) rule() (r FirewallRule, ok bool) {
@@ -171,17 +166,23 @@ func (d *ruleDecoder) ints() ([]int, bool) {
 		d.ports = make([]int, 0, 2*d.rules) // a range is two ports
 	}
 	start := len(d.ports)
-	for first := true; !d.skip("]"); first = false {
-		if !first && !d.skip(",") {
-			return nil, false
-		}
+	ok := d.elements(func() bool {
 		n, ok := d.int()
-		if !ok {
-			return nil, false
-		}
 		d.ports = append(d.ports, n)
+		return ok
+	})
+	return d.ports[start:len(d.ports):len(d.ports)], ok
+}
+
+// elements reads the comma-separated elements of an array whose '[' is
+// consumed, each by element, through its ']'.
+func (d *ruleDecoder) elements(element func() bool) bool {
+	for first := true; !d.skip("]"); first = false {
+		if !first && !d.skip(",") || !element() {
+			return false
+		}
 	}
-	return d.ports[start:len(d.ports):len(d.ports)], true
+	return true
 }
 
 // int reads a JSON integer as json.Marshal writes one: an optional minus,
