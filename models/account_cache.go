@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // maxCachedRows bounds what an accountCache holds, counted in list rows
@@ -23,12 +24,17 @@ func weight[T any](list []T) int { return len(list) + 1 }
 type accountCache[T any] struct {
 	mu      sync.RWMutex
 	entries boundedMap[string, *cachedList[T]] // costs in rows (weight)
+	// expires, when set, is when a loaded list stops being true without
+	// any change to the account (a list that depends on the clock); the
+	// zero time means not before the next change.
+	expires func(list []T) time.Time
 }
 
 // cachedList is one account's list. Its list is never modified; encoded
 // is filled on first use (ListEncoding).
 type cachedList[T any] struct {
 	version int64
+	expires time.Time // zero: never (accountCache.expires)
 	list    []T
 	encoded atomic.Pointer[encodedList]
 }
@@ -54,6 +60,14 @@ func NewListEncoding[T any](encode func(list []T) []byte) *ListEncoding[T] {
 
 func newAccountCache[T any]() *accountCache[T] {
 	return &accountCache[T]{entries: newBoundedMap[string, *cachedList[T]](maxCachedRows, maxCachedRows)}
+}
+
+// newExpiringAccountCache is an accountCache of lists that also change
+// with the clock: a list is served only until expires(list).
+func newExpiringAccountCache[T any](expires func(list []T) time.Time) *accountCache[T] {
+	c := newAccountCache[T]()
+	c.expires = expires
+	return c
 }
 
 // list returns a copy of the account's current list, which callers may
@@ -94,7 +108,7 @@ func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string,
 	c.mu.RLock()
 	e, ok := c.entries.get(accountID)
 	c.mu.RUnlock()
-	if ok && e.version == version {
+	if ok && e.version == version && (e.expires.IsZero() || s.Now().Before(e.expires)) {
 		return e, nil
 	}
 	list, err := load()
@@ -102,6 +116,9 @@ func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string,
 		return nil, err
 	}
 	e = &cachedList[T]{version: version, list: list}
+	if c.expires != nil {
+		e.expires = c.expires(list)
+	}
 	c.put(accountID, e)
 	return e, nil
 }

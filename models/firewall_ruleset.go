@@ -35,6 +35,9 @@ func (r *FirewallRuleset) Region() Region { reg, _ := LookupRegion(r.RegionName)
 type FirewallRulesetView struct {
 	FirewallRuleset
 	InstanceIDs []string
+	// leaveAt is when the first of InstanceIDs leaves the list, its
+	// terminating over; zero when none is terminating (rulesetListExpiry).
+	leaveAt time.Time
 }
 
 // MaxRulesetName is the longest ruleset name.
@@ -95,29 +98,6 @@ func validateRulesetName(f *FieldErrors, name string) string {
 	return name
 }
 
-// FirewallRulesets lists the actor's account's rulesets, oldest first, in
-// two queries whatever their number.
-func (s *Store) FirewallRulesets(ctx context.Context, actor Actor) ([]FirewallRulesetView, error) {
-	accountID, err := actor.ownAccount()
-	if err != nil {
-		return nil, err
-	}
-	db := s.read(ctx)
-	var rulesets []FirewallRuleset
-	if err := db.Where("account_id = ?", accountID).Order("created_at, id").Find(&rulesets).Error; err != nil {
-		return nil, err
-	}
-	instances, err := s.rulesetInstances(db, accountID, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]FirewallRulesetView, len(rulesets))
-	for i, r := range rulesets {
-		out[i] = newRulesetView(r, instances[r.ID])
-	}
-	return out, nil
-}
-
 // FirewallRuleset returns a ruleset of the actor's account, or
 // CodeNotFound.
 func (s *Store) FirewallRuleset(ctx context.Context, actor Actor, id string) (*FirewallRulesetView, error) {
@@ -143,16 +123,16 @@ func (s *Store) rulesetView(db *gorm.DB, accountID, id string) (*FirewallRuleset
 	return &v, nil
 }
 
-// rulesetInstances maps ruleset ids to the ids of the account's
-// instances they are attached to, for one ruleset or ("") all of them.
-func (s *Store) rulesetInstances(db *gorm.DB, accountID, rulesetID string) (map[string][]string, error) {
+// rulesetInstances maps ruleset ids to the account's instances they
+// are attached to, for one ruleset or ("") all of them.
+func (s *Store) rulesetInstances(db *gorm.DB, accountID, rulesetID string) (map[string]attachedInstances, error) {
 	// Led by the account's rulesets, not its instances: terminated
 	// instances keep their rows, so the instances' side grew with every
 	// instance the account ever had (issue 24: 65 us with 4 instances, 319
 	// us beside 1,000 terminated, BenchmarkInstanceListsAsTerminatedAccumulate).
 	// The account's column is compared as an expression so that SQLite's
 	// planner does not lead with its index.
-	q := db.Table("instance_rulesets a").Select("a.ruleset_id, a.instance_id").
+	q := db.Table("instance_rulesets a").Select("a.ruleset_id, a.instance_id, i.status, i.status_until").
 		Joins("JOIN instances i ON i.id = a.instance_id").
 		Where("i.account_id || '' = ? AND i.status <> ? AND (i.status <> ? OR i.status_until > ?)",
 			accountID, InstanceTerminated, InstanceTerminating, s.Now())
@@ -161,22 +141,15 @@ func (s *Store) rulesetInstances(db *gorm.DB, accountID, rulesetID string) (map[
 	} else {
 		q = q.Where("a.ruleset_id IN (?)", db.Table("firewall_rulesets").Select("id").Where("account_id = ?", accountID))
 	}
-	var rows []InstanceRuleset
-	if err := q.Order("i.created_at, i.id").Scan(&rows).Error; err != nil {
-		return nil, err
-	}
-	out := map[string][]string{}
-	for _, row := range rows {
-		out[row.RulesetID] = append(out[row.RulesetID], row.InstanceID)
-	}
-	return out, nil
+	return scanAttachedInstances(q.Order("i.created_at, i.id"))
 }
 
-func newRulesetView(r FirewallRuleset, instanceIDs []string) FirewallRulesetView {
-	if instanceIDs == nil {
-		instanceIDs = []string{}
+func newRulesetView(r FirewallRuleset, instances attachedInstances) FirewallRulesetView {
+	ids := instances.ids
+	if ids == nil {
+		ids = []string{}
 	}
-	return FirewallRulesetView{FirewallRuleset: r, InstanceIDs: instanceIDs}
+	return FirewallRulesetView{FirewallRuleset: r, InstanceIDs: ids, leaveAt: instances.leaveAt}
 }
 
 func rulesetNotFound(id string) error {
@@ -199,7 +172,7 @@ func (s *Store) CreateFirewallRuleset(ctx context.Context, actor Actor, in Creat
 	if err != nil {
 		return nil, err
 	}
-	v := newRulesetView(*r, nil)
+	v := newRulesetView(*r, attachedInstances{})
 	return &v, nil
 }
 

@@ -101,6 +101,9 @@ type Store struct {
 	dummyHash func() []byte
 	// filesystems caches each account's filesystem list (accountCache).
 	filesystems *accountCache[FilesystemView]
+	// rulesets caches each account's firewall ruleset list (accountCache,
+	// until an instance's terminating ends: rulesetListExpiry).
+	rulesets *accountCache[FirewallRulesetView]
 	// ticketPages caches owners' encoded ticket pages (pageCache).
 	ticketPages *pageCache
 	// comments caches tickets' comments (commentCache).
@@ -170,6 +173,7 @@ func NewStore(db *database.DB, opts ...Option) *Store {
 	s.dummyHash = dummyHashOnce(s.cfg.PasswordCost)
 	s.passwords = newPasswordSlots(s.cfg)
 	s.filesystems = newAccountCache[FilesystemView]()
+	s.rulesets = newExpiringAccountCache(rulesetListExpiry)
 	s.ticketPages = newPageCache(maxCachedPageBytes)
 	s.comments = newCommentCache(maxCachedCommentBytes)
 	s.ticketFragments = newTicketFragments(maxCachedFragmentBytes)
