@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // maxCachedRows bounds what an accountCache holds, counted in list rows
@@ -29,6 +30,10 @@ type accountCache[T any] struct {
 // is filled on first use (ListEncoding).
 type cachedList[T any] struct {
 	version int64
+	// expires is when the list stops being what a read would answer with
+	// no write in between, by the store's clock (an instance's status
+	// ending); zero for a list that only writes change.
+	expires time.Time
 	list    []T
 	encoded atomic.Pointer[encodedList]
 }
@@ -59,7 +64,7 @@ func newAccountCache[T any]() *accountCache[T] {
 // list returns a copy of the account's current list, which callers may
 // modify.
 func (c *accountCache[T]) list(ctx context.Context, s *Store, accountID string, load func() ([]T, error)) ([]T, error) {
-	e, err := c.entry(ctx, s, accountID, load)
+	e, err := c.entry(ctx, s, accountID, lastsUntilWritten(load))
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +74,13 @@ func (c *accountCache[T]) list(ctx context.Context, s *Store, accountID string, 
 // encoded returns the account's current list encoded by enc. The bytes
 // are shared with the cache and other callers: they must not be modified.
 func (c *accountCache[T]) encoded(ctx context.Context, s *Store, accountID string, load func() ([]T, error), enc *ListEncoding[T]) ([]byte, error) {
+	return c.encodedExpiring(ctx, s, accountID, lastsUntilWritten(load), enc)
+}
+
+// encodedExpiring is encoded for a list that also changes with the clock:
+// load returns the list and when it expires (zero: never), and the cached
+// list is read again from then on, whatever the account's version.
+func (c *accountCache[T]) encodedExpiring(ctx context.Context, s *Store, accountID string, load func() ([]T, time.Time, error), enc *ListEncoding[T]) ([]byte, error) {
 	e, err := c.entry(ctx, s, accountID, load)
 	if err != nil {
 		return nil, err
@@ -83,7 +95,7 @@ func (c *accountCache[T]) encoded(ctx context.Context, s *Store, accountID strin
 
 // entry returns the account's cached entry when the account's version has
 // not changed since it was read, else a new entry of load's answer.
-func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string, load func() ([]T, error)) (*cachedList[T], error) {
+func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string, load func() ([]T, time.Time, error)) (*cachedList[T], error) {
 	// The version is read before the list: a change committed in between
 	// makes the cached entry older than the list it holds, never newer, so
 	// the next read misses instead of serving a stale list.
@@ -94,16 +106,24 @@ func (c *accountCache[T]) entry(ctx context.Context, s *Store, accountID string,
 	c.mu.RLock()
 	e, ok := c.entries.get(accountID)
 	c.mu.RUnlock()
-	if ok && e.version == version {
+	if ok && e.version == version && (e.expires.IsZero() || s.Now().Before(e.expires)) {
 		return e, nil
 	}
-	list, err := load()
+	list, expires, err := load()
 	if err != nil {
 		return nil, err
 	}
-	e = &cachedList[T]{version: version, list: list}
+	e = &cachedList[T]{version: version, expires: expires, list: list}
 	c.put(accountID, e)
 	return e, nil
+}
+
+// lastsUntilWritten is load for a list that only writes change.
+func lastsUntilWritten[T any](load func() ([]T, error)) func() ([]T, time.Time, error) {
+	return func() ([]T, time.Time, error) {
+		list, err := load()
+		return list, time.Time{}, err
+	}
 }
 
 func (c *accountCache[T]) put(accountID string, e *cachedList[T]) {

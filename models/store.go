@@ -101,6 +101,8 @@ type Store struct {
 	dummyHash func() []byte
 	// filesystems caches each account's filesystem list (accountCache).
 	filesystems *accountCache[FilesystemView]
+	// instances caches each account's instance list (InstancesEncoded).
+	instances *accountCache[InstanceDetail]
 	// ticketPages caches owners' encoded ticket pages (pageCache).
 	ticketPages *pageCache
 	// comments caches tickets' comments (commentCache).
@@ -168,6 +170,7 @@ func NewStore(db *database.DB, opts ...Option) *Store {
 	s.dummyHash = dummyHashOnce(s.cfg.PasswordCost)
 	s.passwords = newPasswordSlots(s.cfg)
 	s.filesystems = newAccountCache[FilesystemView]()
+	s.instances = newAccountCache[InstanceDetail]()
 	s.ticketPages = newPageCache(maxCachedPageBytes)
 	s.comments = newCommentCache(maxCachedCommentBytes)
 	return s

@@ -1,0 +1,57 @@
+package models
+
+import (
+	"context"
+	"time"
+)
+
+// InstancesEncoded is Instances encoded by enc, for the API's instance
+// list: the list is read and encoded once per change of the account's
+// objects, or sooner when an instance's status ends (a booting one turns
+// active, a terminating one leaves the list), which no write records. The
+// bytes are shared with every caller, who must not modify them.
+func (s *Store) InstancesEncoded(ctx context.Context, actor Actor, enc *ListEncoding[InstanceDetail]) ([]byte, error) {
+	accountID, err := actor.ownAccount()
+	if err != nil {
+		return nil, err
+	}
+	return s.instances.encodedExpiring(ctx, s, accountID, func() ([]InstanceDetail, time.Time, error) {
+		return s.loadInstances(ctx, accountID)
+	}, enc)
+}
+
+// loadInstances reads the account's instances that are not terminated by
+// now, oldest first, and when that list stops being what a read would
+// answer without any write: the earliest end of a status among them (zero
+// if none is transitional).
+func (s *Store) loadInstances(ctx context.Context, accountID string) ([]InstanceDetail, time.Time, error) {
+	db := s.read(ctx)
+	// One instant for the filter and the statuses, so that a terminating
+	// row is either left out or shown terminating, never shown terminated.
+	now := s.Now()
+	rows, err := findInstances(db.Table("instances").Select(instanceColumns).
+		Where("account_id = ?", accountID).
+		Where("NOT (status = ? OR (status = ? AND status_until <= ?))", InstanceTerminated, InstanceTerminating, now).
+		Order("created_at, id"))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	out, err := detailsAt(db, rows, now)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return out, listExpiry(out), nil
+}
+
+// listExpiry is the earliest end of a transitional status among the
+// resolved instances (all after the instant they were resolved at), or
+// zero when none has one.
+func listExpiry(list []InstanceDetail) time.Time {
+	var expires time.Time
+	for i := range list {
+		if until := list[i].StatusUntil; until != nil && (expires.IsZero() || until.Before(expires)) {
+			expires = *until
+		}
+	}
+	return expires
+}
