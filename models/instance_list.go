@@ -29,10 +29,9 @@ func (s *Store) loadInstances(ctx context.Context, accountID string) ([]Instance
 	// One instant for the filter and the statuses, so that a terminating
 	// row is either left out or shown terminating, never shown terminated.
 	now := s.Now()
-	rows, err := findInstances(db.Table("instances").Select(instanceColumns).
-		Where("account_id = ?", accountID).
-		Where("NOT (status = ? OR (status = ? AND status_until <= ?))", InstanceTerminated, InstanceTerminating, now).
-		Order("created_at, id"))
+	rows, err := findInstances(db.Raw("SELECT "+instanceColumns+" FROM instances WHERE account_id = ? "+
+		"AND NOT (status = ? OR (status = ? AND status_until <= ?)) ORDER BY created_at, id",
+		accountID, InstanceTerminated, InstanceTerminating, now))
 	if err != nil {
 		return nil, time.Time{}, err
 	}
