@@ -71,9 +71,13 @@ func (h *Handlers) Instances(c *fiber.Ctx) error {
 
 // instanceListJSON is the instance list's body, which the store keeps with
 // the list it encodes until the list changes or an instance's status ends.
-var instanceListJSON = models.NewListEncoding(func(list []models.InstanceDetail) []byte {
+var instanceListJSON = models.NewListEncoding(encodeInstanceList)
+
+// encodeInstanceList is the list's body in a buffer sized for it (an
+// instance is about 1 kB).
+func encodeInstanceList(list []models.InstanceDetail) []byte {
 	return appendInstanceList(make([]byte, 0, 128+1200*len(list)), list)
-})
+}
 
 // appendInstanceList appends the list's body, {"data": [...]}, as ok
 // would write it.

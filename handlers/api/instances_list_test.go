@@ -177,3 +177,34 @@ func TestInstanceListCachedAcrossStates(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkInstanceListJSON encodes eight instances both ways: "old" as
+// ok did (encoding/json over newInstancesJSON), "appended" by hand.
+//
+//	go test ./handlers/api -run '^$' -bench InstanceListJSON
+func BenchmarkInstanceListJSON(b *testing.B) {
+	until := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	list := make([]models.InstanceDetail, 8)
+	for i := range list {
+		list[i] = models.InstanceDetail{Instance: models.Instance{ID: models.NewID(), Name: "trainer", RegionName: "us-east-1",
+			InstanceTypeName: "gpu_1x_a10", Status: models.InstanceActive, IP: "198.18.0.1", PrivateIP: "10.0.0.1",
+			Hostname: "198-18-0-1", SSHKeyNames: []string{"key"}, Tags: []models.InstanceTag{{Key: "team", Value: "ml"}},
+			StatusUntil: &until}, Mounts: []models.InstanceMount{}, RulesetIDs: []string{}}
+		if i < 2 {
+			list[i].Mounts = []models.InstanceMount{{FilesystemID: models.NewID(), FilesystemName: "data", MountPoint: "/home/ubuntu/data"}}
+			list[i].RulesetIDs = []string{models.NewID()}
+		}
+	}
+	b.Run("old", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			oldInstanceList(b, list)
+		}
+	})
+	b.Run("appended", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			encodeInstanceList(list)
+		}
+	})
+}
