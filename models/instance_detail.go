@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -29,15 +30,8 @@ func (s *Store) Instances(ctx context.Context, actor Actor) ([]InstanceDetail, e
 	if err != nil {
 		return nil, err
 	}
-	db := s.read(ctx)
-	var rows []Instance
-	err = db.Where("account_id = ?", accountID).
-		Where("NOT (status = ? OR (status = ? AND status_until <= ?))", InstanceTerminated, InstanceTerminating, s.Now()).
-		Order("created_at, id").Find(&rows).Error
-	if err != nil {
-		return nil, err
-	}
-	return s.details(db, rows)
+	out, err := s.loadInstances(ctx, accountID)
+	return out, err
 }
 
 // Instance returns one instance of the actor's account, terminated or not.
@@ -92,11 +86,15 @@ func instancesByID(db *gorm.DB, accountID string, ids []string) ([]Instance, err
 
 // details resolves the rows' statuses and loads their mounts and rulesets.
 func (s *Store) details(db *gorm.DB, rows []Instance) ([]InstanceDetail, error) {
+	return detailsAt(db, rows, s.Now())
+}
+
+// detailsAt is details with the rows' statuses resolved to now.
+func detailsAt(db *gorm.DB, rows []Instance, now time.Time) ([]InstanceDetail, error) {
 	out := make([]InstanceDetail, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
-	now := s.Now()
 	ids := make([]string, len(rows))
 	index := make(map[string]*InstanceDetail, len(rows))
 	for i := range rows {
@@ -105,28 +103,15 @@ func (s *Store) details(db *gorm.DB, rows []Instance) ([]InstanceDetail, error) 
 		ids[i] = rows[i].ID
 		index[rows[i].ID] = &out[i]
 	}
-	var mounts []struct {
-		InstanceID string
-		InstanceMount
-	}
-	err := db.Table("instance_filesystems").
-		Select("instance_filesystems.instance_id, instance_filesystems.filesystem_id, "+
-			"filesystems.name AS filesystem_name, instance_filesystems.mount_point").
-		Joins("JOIN filesystems ON filesystems.id = instance_filesystems.filesystem_id").
-		Where("instance_filesystems.instance_id IN ?", ids).
-		Order("filesystems.name").Scan(&mounts).Error
+	mounts, err := findInstanceMounts(db, ids)
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range mounts {
-		d := index[m.InstanceID]
+		d := index[m.instanceID]
 		d.Mounts = append(d.Mounts, m.InstanceMount)
 	}
-	var attached []InstanceRuleset
-	err = db.Table("instance_rulesets").Select("instance_rulesets.*").
-		Joins("JOIN firewall_rulesets ON firewall_rulesets.id = instance_rulesets.ruleset_id").
-		Where("instance_rulesets.instance_id IN ?", ids).
-		Order("instance_rulesets.ruleset_id").Scan(&attached).Error
+	attached, err := findInstanceRulesets(db, ids)
 	if err != nil {
 		return nil, err
 	}

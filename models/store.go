@@ -104,6 +104,9 @@ type Store struct {
 	// rulesets caches each account's firewall ruleset list (accountCache,
 	// until an instance's terminating ends: rulesetListExpiry).
 	rulesets *accountCache[FirewallRulesetView]
+	// instances caches each account's instance list (InstancesEncoded,
+	// until a status ends: instanceListExpiry).
+	instances *accountCache[InstanceDetail]
 	// ticketPages caches owners' encoded ticket pages (pageCache).
 	ticketPages *pageCache
 	// comments caches tickets' comments (commentCache).
@@ -174,6 +177,7 @@ func NewStore(db *database.DB, opts ...Option) *Store {
 	s.passwords = newPasswordSlots(s.cfg)
 	s.filesystems = newAccountCache[FilesystemView]()
 	s.rulesets = newExpiringAccountCache(rulesetListExpiry)
+	s.instances = newExpiringAccountCache(instanceListExpiry)
 	s.ticketPages = newPageCache(maxCachedPageBytes)
 	s.comments = newCommentCache(maxCachedCommentBytes)
 	s.ticketFragments = newTicketFragments(maxCachedFragmentBytes)

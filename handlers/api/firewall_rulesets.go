@@ -106,21 +106,6 @@ func appendFirewallRules(dst []byte, rules []models.FirewallRule) []byte {
 	return append(dst, ']')
 }
 
-// appendJSONStrings appends list as encoding/json marshals a []string.
-func appendJSONStrings(dst []byte, list []string) []byte {
-	if list == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i, s := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, s)
-	}
-	return append(dst, ']')
-}
-
 // FirewallRuleset answers one ruleset, with its ETag.
 func (h *Handlers) FirewallRuleset(c *fiber.Ctx) error {
 	r, err := h.store.FirewallRuleset(c.UserContext(), Actor(c), c.Params("id"))

@@ -69,3 +69,19 @@ var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
 	}
 	return safe
 }()
+
+// appendJSONStrings appends list as encoding/json marshals a []string:
+// null when it is nil.
+func appendJSONStrings(dst []byte, list []string) []byte {
+	if list == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, s)
+	}
+	return append(dst, ']')
+}
