@@ -3,7 +3,6 @@ package models
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 )
 
 // decodeAuditLRNs reads a stored resource_lrns column, a JSON array of
@@ -38,18 +37,13 @@ func plainAuditLRNs(raw []byte) ([]string, bool) {
 		if i == len(s) || s[i] != '"' {
 			return nil, false
 		}
-		end := i + 1
-		for end < len(s) && s[end] != '"' {
-			if c := s[end]; c < 0x20 || c == '\\' {
-				return nil, false
-			}
-			end++
+		// Invalid UTF-8 is refused too: json.Unmarshal would replace it.
+		name, rest, ok := plainJSONText(s[i+1:])
+		if !ok {
+			return nil, false
 		}
-		if end == len(s) || !utf8.ValidString(s[i+1:end]) {
-			return nil, false // unterminated, or json.Unmarshal would replace bytes by U+FFFD
-		}
-		out = append(out, s[i+1:end])
-		switch i = skipJSONSpace(s, end+1); {
+		out = append(out, name)
+		switch i = skipJSONSpace(s, len(s)-len(rest)); {
 		case i == len(s):
 			return nil, false
 		case s[i] == ']':

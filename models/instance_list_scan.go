@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 )
@@ -108,21 +107,6 @@ func plainInstanceTags(s string) ([]InstanceTag, bool) {
 			return nil, false
 		}
 	}
-}
-
-// plainJSONText splits s after a JSON string's text and its closing
-// quote, when the text needs no unescaping: no backslash, no control
-// character, valid UTF-8.
-func plainJSONText(s string) (text, rest string, ok bool) {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"':
-			return s[:i], s[i+1:], utf8.ValidString(s[:i])
-		case c < 0x20 || c == '\\':
-			return "", "", false
-		}
-	}
-	return "", "", false
 }
 
 // instanceMountRow is a mount with the instance it belongs to.

@@ -37,3 +37,18 @@ func jsonTextLen(s string) int64 {
 	}
 	return n
 }
+
+// plainJSONText splits s after a JSON string's text and its closing
+// quote, when the text needs no unescaping: no backslash, no control
+// character, valid UTF-8.
+func plainJSONText(s string) (text, rest string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return s[:i], s[i+1:], utf8.ValidString(s[:i])
+		case c < 0x20 || c == '\\':
+			return "", "", false
+		}
+	}
+	return "", "", false
+}
