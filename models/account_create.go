@@ -79,8 +79,18 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 	if err != nil {
 		return nil, err
 	}
+	// Built before the write waits in SQLite's writer queue, which is
+	// what every write waits for: c.fold's insert and the audit event.
+	var insert string
+	if c.fold != nil {
+		insert = c.fold.valuesSQL()
+	}
+	event, err := s.auditRow(actor, accountID, c.resource, "created", []string{lrn(c.resource, id)}, c.details)
+	if err != nil {
+		return nil, err
+	}
 	if c.fold != nil && c.quota != nil && c.then == nil && !s.db.IsSQLite() {
-		if err := s.createFolded(ctx, actor, accountID, id, c); err != nil {
+		if err := s.createFolded(ctx, accountID, c, event); err != nil {
 			return nil, err
 		}
 		return row, nil
@@ -104,7 +114,8 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 				return err
 			}
 		}
-		if err := tx.Create(row).Error; errors.Is(err, gorm.ErrDuplicatedKey) && c.duplicate != nil {
+		err := insertRow(tx, row, insert, c.fold)
+		if errors.Is(err, gorm.ErrDuplicatedKey) && c.duplicate != nil {
 			return c.duplicate
 		} else if err != nil {
 			return err
@@ -114,10 +125,20 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 				return err
 			}
 		}
-		return s.audit(tx, actor, accountID, c.resource, "created", []string{lrn(c.resource, id)}, c.details)
+		return event.write(tx)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return row, nil
+}
+
+// insertRow inserts row: with insert, the statement of fold, when the
+// create has one, else through GORM.
+func insertRow(tx *gorm.DB, row any, insert string, fold *rowInsert) error {
+	if fold == nil {
+		return tx.Create(row).Error
+	}
+	_, err := rawOf(tx).exec(insert, fold.args...)
+	return err
 }

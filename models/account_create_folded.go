@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"gorm.io/gorm"
 
@@ -17,6 +19,21 @@ import (
 type rowInsert struct {
 	table, columns, placeholders string
 	args                         []any
+}
+
+// valuesSQL is r's INSERT with VALUES and numbered placeholders, as
+// createIn sends it past GORM.
+func (r *rowInsert) valuesSQL() string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + r.table + " (" + r.columns + ") VALUES (")
+	for i := range r.args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(i+1))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // createFolded is createIn's write on PostgreSQL, for a create with a
@@ -34,7 +51,7 @@ type rowInsert struct {
 // previous holder's commit, and 200 concurrent creates overran a quota of
 // 150 that way. The second statement starts after the lock is granted, so
 // it counts every create that held the lock before.
-func (s *Store) createFolded(ctx context.Context, actor Actor, accountID, id string, c accountCreate) error {
+func (s *Store) createFolded(ctx context.Context, accountID string, c accountCreate, event auditRow) error {
 	var limit int
 	lock := database.Statement{SQL: lockAccountForQuotaSQL, Args: []any{accountID}}
 	change := func(row database.Row) (database.Statement, error) {
@@ -50,20 +67,12 @@ func (s *Store) createFolded(ctx context.Context, actor Actor, accountID, id str
 				return database.Statement{}, err
 			}
 		}
-		ev, err := s.auditEvent(actor, accountID, c.resource, "created", []string{lrn(c.resource, id)}, c.details)
-		if err != nil {
-			return database.Statement{}, err
-		}
-		evArgs, err := auditEventArgs(&ev)
-		if err != nil {
-			return database.Statement{}, err
-		}
 		limit = c.quota.limit(&a)
-		args := make([]any, 0, 5+len(c.fold.args)+len(evArgs))
+		args := make([]any, 0, 5+len(c.fold.args)+len(event.args))
 		args = append(args, accountID, c.quota.table)
 		args = append(args, c.fold.args...)
 		args = append(args, limit, newAccountVersion())
-		args = append(args, evArgs...)
+		args = append(args, event.args...)
 		return database.Statement{SQL: foldedCreateSQL(c.fold), Args: args}, nil
 	}
 	done := func(row database.Row) error {
@@ -97,8 +106,3 @@ func foldedCreateSQL(r *rowInsert) string {
 		"SELECT ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM created) " +
 		"SELECT used, EXISTS (SELECT 1 FROM created) AS created FROM usage")
 }
-
-// lockAccountForQuotaSQL is lockAccountCounting's lock without its count,
-// on PostgreSQL.
-const lockAccountForQuotaSQL = "SELECT id, status, billing_address_valid, filesystem_quota, ruleset_quota, " +
-	"fabric_partition_quota FROM accounts WHERE id = $1 FOR UPDATE"

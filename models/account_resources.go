@@ -44,31 +44,44 @@ func (AccountUsage) TableName() string { return "account_usage" }
 // PostgreSQL (READ COMMITTED) that statement would not see what the
 // previous lock holder inserted, so the count is a statement of its own.
 func lockAccountCounting(tx *gorm.DB, accountID, table string) (*Account, int64, error) {
-	const columns = "SELECT id, status, billing_address_valid, filesystem_quota, ruleset_quota, fabric_partition_quota"
+	raw := rawOf(tx)
 	postgres := tx.Dialector.Name() == "postgres"
-	query := columns + ", (SELECT used FROM account_usage WHERE account_id = accounts.id AND resource = ?) FROM accounts WHERE id = ?"
-	args := []any{table, accountID}
+	var row *sql.Row
 	if postgres {
-		query, args = columns+", NULL FROM accounts WHERE id = ? FOR UPDATE", []any{accountID}
+		row = raw.queryRow(lockAccountForQuotaSQL, accountID)
+	} else {
+		row = raw.queryRow(lockAccountCountingSQL, table, accountID)
 	}
 	var a Account
 	var used sql.NullInt64
-	err := tx.Raw(query, args...).Row().Scan(&a.ID, &a.Status, &a.BillingAddressValid,
-		&a.FilesystemQuota, &a.RulesetQuota, &a.FabricPartitionQuota, &used)
+	dest := []any{&a.ID, &a.Status, &a.BillingAddressValid, &a.FilesystemQuota, &a.RulesetQuota, &a.FabricPartitionQuota}
+	if !postgres {
+		dest = append(dest, &used)
+	}
+	err := row.Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, NotFound("account", accountID)
 	} else if err != nil {
 		return nil, 0, err
 	}
 	if postgres {
-		err = tx.Raw("SELECT used FROM account_usage WHERE account_id = ? AND resource = ?", accountID, table).
-			Row().Scan(&used)
+		err = raw.queryRow(accountUsageSQL, accountID, table).Scan(&used)
 		if errors.Is(err, sql.ErrNoRows) { // the account never had one
 			err = nil
 		}
 	}
 	return &a, used.Int64, err
 }
+
+// The statements of lockAccountCounting, numbered: they are sent past
+// GORM. lockAccountForQuotaSQL is its lock on PostgreSQL.
+const (
+	accountQuotaColumns    = "id, status, billing_address_valid, filesystem_quota, ruleset_quota, fabric_partition_quota"
+	lockAccountCountingSQL = "SELECT " + accountQuotaColumns + ", (SELECT used FROM account_usage " +
+		"WHERE account_id = accounts.id AND resource = $1) FROM accounts WHERE id = $2"
+	lockAccountForQuotaSQL = "SELECT " + accountQuotaColumns + " FROM accounts WHERE id = $1 FOR UPDATE"
+	accountUsageSQL        = "SELECT used FROM account_usage WHERE account_id = $1 AND resource = $2"
+)
 
 // checkQuota fails with CodeQuotaExceeded when the account already has
 // quota objects (n of them, counted by lockAccountCounting).

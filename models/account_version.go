@@ -31,8 +31,9 @@ type AccountVersion struct {
 // that alters what an account's lists show without calling audit must call
 // it too.
 func bumpAccountVersion(tx *gorm.DB, accountID string) error {
-	return tx.Exec("INSERT INTO account_versions (account_id, version) VALUES (?, ?) "+
-		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, newAccountVersion()).Error
+	_, err := rawOf(tx).exec("INSERT INTO account_versions (account_id, version) VALUES ($1, $2) "+
+		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, newAccountVersion())
+	return err
 }
 
 // newAccountVersion is a version no reader can have cached: random, and

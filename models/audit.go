@@ -45,16 +45,41 @@ type AuditEvent struct {
 // AccountVersion, which is what tells the list caches that the account's
 // objects changed.
 func (s *Store) audit(tx *gorm.DB, actor Actor, accountID, resource, action string, resourceLRNs []string, details map[string]any) error {
-	ev, err := s.auditEvent(actor, accountID, resource, action, resourceLRNs, details)
+	row, err := s.auditRow(actor, accountID, resource, action, resourceLRNs, details)
 	if err != nil {
 		return err
 	}
-	if accountID != "" {
-		if err := bumpAccountVersion(tx, accountID); err != nil {
+	return row.write(tx)
+}
+
+// auditRow is an audit event ready to write: built, and its values
+// encoded, before its write waits for SQLite's one writer, so that the
+// writer spends its time on what only it can do.
+type auditRow struct {
+	accountID string
+	args      []any // in the order of auditEventColumns
+}
+
+// auditRow builds the event audit writes, without writing it.
+func (s *Store) auditRow(actor Actor, accountID, resource, action string, resourceLRNs []string, details map[string]any) (auditRow, error) {
+	ev, err := s.auditEvent(actor, accountID, resource, action, resourceLRNs, details)
+	if err != nil {
+		return auditRow{}, err
+	}
+	args, err := auditEventArgs(&ev)
+	return auditRow{accountID: accountID, args: args}, err
+}
+
+// write records the event in tx and, for an account's, gives the account
+// a new version.
+func (r auditRow) write(tx *gorm.DB) error {
+	if r.accountID != "" {
+		if err := bumpAccountVersion(tx, r.accountID); err != nil {
 			return err
 		}
 	}
-	return insertAuditEvent(tx, &ev)
+	_, err := rawOf(tx).exec(insertAuditEventSQL, r.args...)
+	return err
 }
 
 // auditEvent builds the event audit writes, without writing it.
@@ -99,18 +124,8 @@ const auditEventColumns = "id, account_id, event_time, service_name, resource_na
 	"actor_lrn, actor_role, resource_lrns, resource_owner_lrn, request_api_key_lrn, additional_details"
 
 // insertAuditEventSQL writes every column of an AuditEvent.
-const insertAuditEventSQL = "INSERT INTO audit_events (" + auditEventColumns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-
-// insertAuditEvent is tx.Create(ev) without GORM's reflection: every
-// change writes one, on SQLite inside the writer all writes wait for,
-// where building the INSERT cost a third as much as running it.
-func insertAuditEvent(tx *gorm.DB, ev *AuditEvent) error {
-	args, err := auditEventArgs(ev)
-	if err != nil {
-		return err
-	}
-	return tx.Exec(insertAuditEventSQL, args...).Error
-}
+const insertAuditEventSQL = "INSERT INTO audit_events (" + auditEventColumns + ") " +
+	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
 
 // auditEventArgs are ev's values in the order of auditEventColumns. The
 // LRNs are encoded as GORM's serializer does, so GORM reads them back.

@@ -2,7 +2,6 @@ package models_test
 
 import (
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"cloudplane/models"
+	"cloudplane/models/modelstest"
 )
 
 func TestCreateTicketValidation(t *testing.T) {
@@ -266,23 +266,15 @@ func TestEventExistsOnlyIfChangeCommitted(t *testing.T) {
 	f.webhook(f.owner, "https://hooks.example.com/cp")
 	tk := f.incident(f.owner, "before")
 	wakes := f.wakes.Load()
-	injected := errors.New("injected audit failure")
-	// The audit event is written with a raw INSERT (insertAuditEvent).
-	cb := f.store.DB().Callback().Raw()
-	if err := cb.Before("gorm:raw").Register("test:fail_audit", func(db *gorm.DB) {
-		if strings.HasPrefix(db.Statement.SQL.String(), "INSERT INTO audit_events") {
-			_ = db.AddError(injected)
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cb.Remove("test:fail_audit") })
-
+	// The audit event is written past GORM (auditRow.write): the database
+	// itself refuses it, with a trigger.
+	failAudit(t, f.store.DB())
+	injected := func(err error) bool { return err != nil && strings.Contains(err.Error(), "injected audit failure") }
 	if _, err := f.store.CreateTicket(f.ctx, f.owner, models.CreateTicketInput{Subject: "lost", Description: "d",
-		Type: models.TicketServiceRequest}); !errors.Is(err, injected) {
+		Type: models.TicketServiceRequest}); !injected(err) {
 		t.Fatalf("create: %v", err)
 	}
-	if _, err := f.store.UpdateTicket(f.ctx, f.support, tk.ID, models.UpdateTicketInput{Status: ptr("solved")}); !errors.Is(err, injected) {
+	if _, err := f.store.UpdateTicket(f.ctx, f.support, tk.ID, models.UpdateTicketInput{Status: ptr("solved")}); !injected(err) {
 		t.Fatalf("update: %v", err)
 	}
 	if n := f.count(&models.Ticket{}, ""); n != 1 {
@@ -341,4 +333,31 @@ func TestConcurrentTicketChanges(t *testing.T) {
 	if len(d.Comments) != 9 {
 		t.Fatalf("%d comments, want 9", len(d.Comments))
 	}
+}
+
+// failAudit makes the database refuse every audit event from now until
+// the test ends, with "injected audit failure".
+func failAudit(t *testing.T, db *gorm.DB) {
+	t.Helper()
+	create := []string{"CREATE TRIGGER test_fail_audit BEFORE INSERT ON audit_events " +
+		"BEGIN SELECT RAISE(ABORT, 'injected audit failure'); END"}
+	drop := []string{"DROP TRIGGER test_fail_audit"}
+	if modelstest.Backend() == "postgres" {
+		create = []string{"CREATE FUNCTION test_fail_audit() RETURNS trigger LANGUAGE plpgsql AS " +
+			"$$ BEGIN RAISE EXCEPTION 'injected audit failure'; END $$",
+			"CREATE TRIGGER test_fail_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION test_fail_audit()"}
+		drop = []string{"DROP TRIGGER test_fail_audit ON audit_events", "DROP FUNCTION test_fail_audit()"}
+	}
+	for _, q := range create {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, q := range drop {
+			if err := db.Exec(q).Error; err != nil {
+				t.Error(err)
+			}
+		}
+	})
 }

@@ -271,8 +271,13 @@ func batchLost(a writeAnswer) error {
 	return &BatchLostError{Cause: cause}
 }
 
+// exec runs one of the writer's own statements (BEGIN, SAVEPOINT and the
+// like) on its connection, prepared once, past GORM: they run around
+// every change, and GORM's session and callbacks cost more than SQLite's
+// work for them.
 func (w *sqliteWriter) exec(ctx context.Context, sql string) error {
-	return w.db.WithContext(ctx).Exec(sql).Error
+	_, err := w.stmts.ExecContext(ctx, sql)
+	return err
 }
 
 // dropIfEnded answers a change whose context ended while it waited,
