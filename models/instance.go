@@ -20,7 +20,7 @@ var instanceInUseStatuses = []string{InstanceBooting, InstanceActive, InstanceUn
 // by then, so no background job is needed to advance it.
 type Instance struct {
 	ID               string     `gorm:"primaryKey;size:32;index:idx_instances_account_ids,priority:2"`
-	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1;index:idx_instances_usage,priority:1;index:idx_instances_account_ids,priority:1"`
+	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1;index:idx_instances_usage,priority:1;index:idx_instances_account_ids,priority:1;index:idx_instances_live,priority:1"`
 	Name             string     `gorm:"size:64;not null;index:idx_instances_search,expression:lower(name),priority:2"`
 	RegionName       string     `gorm:"size:32;not null"`
 	InstanceTypeName string     `gorm:"size:64;not null"`
@@ -38,7 +38,7 @@ type Instance struct {
 	PriceCentsPerHour int64 `gorm:"not null;default:0"`
 	// TerminatedAt is when it stops accruing: the end of its terminating
 	// phase, set when termination is asked for; nil until then.
-	TerminatedAt *time.Time
+	TerminatedAt *time.Time `gorm:"index:idx_instances_live,priority:2"`
 
 	// Tags are the labels given at launch.
 	Tags []InstanceTag `gorm:"serializer:json;not null"`
