@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"cloudplane/models"
+	"cloudplane/models/database"
 )
 
 // DefaultInFlightPerCPU sizes the admission gate when Config leaves it
@@ -28,6 +29,17 @@ const DefaultInFlightPerCPU = 16
 // Waiting requests hold a connection and a goroutine but no database
 // connection and no CPU. Health checks are routed before the gate, so an
 // overloaded server still answers them.
+//
+// A request whose write is queued for SQLite's writer gives its turn back
+// (database.WhileQueued) while no more than the gate's size of changes
+// are queued: it too waits without a CPU, and the requests it lets in
+// meanwhile make the writer's batches larger, so each commit serves more
+// writes (issue 24: 64 connections creating filesystems, batches grew
+// from 21 changes to 30, creates/s by 9-15%). Past that, writes keep
+// their turns: given back without a bound, they let reads run ahead of
+// every queued write, and the mixed load test's writes waited twice as
+// long (p99 204 against 114-126 ms). The gate still bounds the requests
+// using a CPU, which is what it is for.
 type admission struct {
 	gate             *semaphore.Weighted
 	size             int64
@@ -47,10 +59,19 @@ func (a *admission) handler(c *fiber.Ctx) error {
 		return models.Unavailable(err)
 	}
 	a.running.Add(1)
-	defer func() {
-		a.running.Add(-1)
-		a.gate.Release(1)
-	}()
+	var released atomic.Bool
+	release := func() {
+		if released.CompareAndSwap(false, true) {
+			a.running.Add(-1)
+			a.gate.Release(1)
+		}
+	}
+	defer release()
+	c.SetUserContext(database.WhileQueued(c.UserContext(), func(queued int) {
+		if queued <= int(a.size) {
+			release()
+		}
+	}))
 	return c.Next()
 }
 

@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"gorm.io/gorm"
 
 	"cloudplane/handlers/testserver"
 	"cloudplane/models/modelstest"
@@ -153,5 +156,69 @@ func TestAdmissionServesManyClientsThroughASmallGate(t *testing.T) {
 		if !strings.Contains(list.body, fmt.Sprintf(`"crowd-%d"`, i)) {
 			t.Fatalf("filesystem crowd-%d missing from %s", i, list.body)
 		}
+	}
+}
+
+// A request whose write waits in SQLite's writer queue gives its turn
+// back while the queue is no longer than the gate: through a gate of one,
+// a read runs while that write is queued, and once the write is done the
+// gate holds one turn again, not two.
+func TestAdmissionTurnGivenBackWhileAWriteIsQueued(t *testing.T) {
+	db := modelstest.OpenDatabase(t, filepath.Join(t.TempDir(), "gate.db")) // the writer queue is SQLite's
+	gate := newAdmission(1)
+	app := fiber.New()
+	app.Use(gate.handler)
+	app.Post("/write", func(c *fiber.Ctx) error {
+		if err := db.Write(c.UserContext(), func(*gorm.DB) error { return nil }); err != nil {
+			return err
+		}
+		return c.SendStatus(http.StatusNoContent)
+	})
+	app.Get("/read", func(c *fiber.Ctx) error { return c.SendStatus(http.StatusNoContent) })
+
+	// Another change occupies the writer, so the request's change queues.
+	busy, finish, occupied := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var finishing sync.Once
+	done := func() { finishing.Do(func() { close(finish) }) }
+	t.Cleanup(done) // before the database closes, which waits for the writer
+	go func() {
+		occupied <- db.Write(context.Background(), func(*gorm.DB) error { close(busy); <-finish; return nil })
+	}()
+	<-busy
+	wrote := make(chan reply, 1)
+	go func() { wrote <- doWithin(t, app, httptest.NewRequest(http.MethodPost, "/write", nil), 10*time.Second) }()
+	testserver.Eventually(t, 5*time.Second, func() bool {
+		r, w, _ := gate.state()
+		stats, _ := db.WriterStats()
+		return r == 0 && w == 0 && stats.Queued == 1
+	}, "the write to queue and give its turn back")
+	if r := doWithin(t, app, httptest.NewRequest(http.MethodGet, "/read", nil), 5*time.Second); r.status != http.StatusNoContent {
+		t.Fatalf("read beside a queued write: %d %s", r.status, r.body)
+	}
+	select {
+	case r := <-wrote:
+		t.Fatalf("the write answered %d before its change could run", r.status)
+	default:
+	}
+	// A second queued write would make the queue longer than the gate: it
+	// keeps its turn.
+	wrote2 := make(chan reply, 1)
+	go func() { wrote2 <- doWithin(t, app, httptest.NewRequest(http.MethodPost, "/write", nil), 10*time.Second) }()
+	testserver.Eventually(t, 5*time.Second, func() bool {
+		r, _, _ := gate.state()
+		stats, _ := db.WriterStats()
+		return r == 1 && stats.Queued == 2
+	}, "the second write to queue holding its turn")
+	done()
+	if err := <-occupied; err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []chan reply{wrote, wrote2} {
+		if r := <-w; r.status != http.StatusNoContent {
+			t.Fatalf("queued write: %d %s", r.status, r.body)
+		}
+	}
+	if !gate.gate.TryAcquire(1) || gate.gate.TryAcquire(1) {
+		t.Fatal("after the write the gate does not hold exactly its one turn")
 	}
 }

@@ -87,11 +87,13 @@ func (w *sqliteWriter) run(ctx context.Context, fn func(tx *gorm.DB) error) erro
 	}
 	w.queue = append(w.queue, q)
 	w.waiting++
+	queued := w.waiting
 	w.mu.Unlock()
 	select {
 	case w.arrived <- struct{}{}:
 	default: // already woken
 	}
+	park(ctx, queued)
 	select {
 	case a := <-q.answer:
 		return a.result()
