@@ -203,7 +203,9 @@ func TestAdmissionTurnGivenBackWhileAWriteIsQueued(t *testing.T) {
 	// A second queued write would make the queue longer than the gate: it
 	// keeps its turn.
 	wrote2 := make(chan reply, 1)
-	go func() { wrote2 <- doWithin(t, app, httptest.NewRequest(http.MethodPost, "/write", nil), 10*time.Second) }()
+	go func() {
+		wrote2 <- doWithin(t, app, httptest.NewRequest(http.MethodPost, "/write", nil), 10*time.Second)
+	}()
 	testserver.Eventually(t, 5*time.Second, func() bool {
 		r, _, _ := gate.state()
 		stats, _ := db.WriterStats()
