@@ -59,20 +59,31 @@ func (a *admission) handler(c *fiber.Ctx) error {
 		return models.Unavailable(err)
 	}
 	a.running.Add(1)
-	var released atomic.Bool
-	release := func() {
-		if released.CompareAndSwap(false, true) {
-			a.running.Add(-1)
-			a.gate.Release(1)
-		}
-	}
-	defer release()
-	c.SetUserContext(database.WhileQueued(c.UserContext(), func(queued int) {
-		if queued <= int(a.size) {
-			release()
-		}
-	}))
+	t := &turn{a: a}
+	defer t.release()
+	c.SetUserContext(database.WhileQueued(c.UserContext(), t))
 	return c.Next()
+}
+
+// turn is one admitted request's place in the gate, given back once:
+// when its write queues for SQLite's writer behind no more than the gate's
+// size of changes (database.Parked), or when the request ends.
+type turn struct {
+	a     *admission
+	given atomic.Bool
+}
+
+func (t *turn) Queued(n int) {
+	if n <= int(t.a.size) {
+		t.release()
+	}
+}
+
+func (t *turn) release() {
+	if t.given.CompareAndSwap(false, true) {
+		t.a.running.Add(-1)
+		t.a.gate.Release(1)
+	}
 }
 
 // state reports the requests running and waiting, and the gate's size.

@@ -224,3 +224,41 @@ func TestAdmissionTurnGivenBackWhileAWriteIsQueued(t *testing.T) {
 		t.Fatal("after the write the gate does not hold exactly its one turn")
 	}
 }
+
+// A queued write whose request gives up (its deadline ends in the queue)
+// has given its turn back once, and the gate ends with exactly its turns.
+func TestAdmissionTurnOfAnAbandonedQueuedWrite(t *testing.T) {
+	db := modelstest.OpenDatabase(t, filepath.Join(t.TempDir(), "gate.db"))
+	gate := newAdmission(1)
+	app := fiber.New()
+	app.Use(gate.handler)
+	app.Post("/write", func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), 100*time.Millisecond)
+		defer cancel()
+		if err := db.Write(ctx, func(*gorm.DB) error { return nil }); err != nil {
+			return c.SendStatus(http.StatusServiceUnavailable)
+		}
+		return c.SendStatus(http.StatusNoContent)
+	})
+	busy, finish, occupied := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var finishing sync.Once
+	done := func() { finishing.Do(func() { close(finish) }) }
+	t.Cleanup(done)
+	go func() {
+		occupied <- db.Write(context.Background(), func(*gorm.DB) error { close(busy); <-finish; return nil })
+	}()
+	<-busy
+	if r := doWithin(t, app, httptest.NewRequest(http.MethodPost, "/write", nil), 5*time.Second); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("write past its deadline in the queue: %d %s", r.status, r.body)
+	}
+	done()
+	if err := <-occupied; err != nil {
+		t.Fatal(err)
+	}
+	if r, w, _ := gate.state(); r != 0 || w != 0 {
+		t.Fatalf("%d running, %d waiting after the request ended", r, w)
+	}
+	if !gate.gate.TryAcquire(1) || gate.gate.TryAcquire(1) {
+		t.Fatal("the gate does not hold exactly its one turn")
+	}
+}

@@ -139,6 +139,5 @@ func insertRow(tx *gorm.DB, row any, insert string, fold *rowInsert) error {
 	if fold == nil {
 		return tx.Create(row).Error
 	}
-	_, err := rawOf(tx).exec(insert, fold.args...)
-	return err
+	return rawOf(tx).exec(insert, fold.args...)
 }

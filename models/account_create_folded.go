@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"gorm.io/gorm"
@@ -24,16 +23,8 @@ type rowInsert struct {
 // valuesSQL is r's INSERT with VALUES and numbered placeholders, as
 // createIn sends it past GORM.
 func (r *rowInsert) valuesSQL() string {
-	var b strings.Builder
-	b.WriteString("INSERT INTO " + r.table + " (" + r.columns + ") VALUES (")
-	for i := range r.args {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("$" + strconv.Itoa(i+1))
-	}
-	b.WriteString(")")
-	return b.String()
+	return database.Numbered("INSERT INTO " + r.table + " (" + r.columns + ") VALUES (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(r.args)), ", ") + ")")
 }
 
 // createFolded is createIn's write on PostgreSQL, for a create with a

@@ -31,9 +31,8 @@ type AccountVersion struct {
 // that alters what an account's lists show without calling audit must call
 // it too.
 func bumpAccountVersion(tx *gorm.DB, accountID string) error {
-	_, err := rawOf(tx).exec("INSERT INTO account_versions (account_id, version) VALUES ($1, $2) "+
+	return rawOf(tx).exec("INSERT INTO account_versions (account_id, version) VALUES ($1, $2) "+
 		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, newAccountVersion())
-	return err
 }
 
 // newAccountVersion is a version no reader can have cached: random, and

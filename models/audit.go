@@ -78,8 +78,7 @@ func (r auditRow) write(tx *gorm.DB) error {
 			return err
 		}
 	}
-	_, err := rawOf(tx).exec(insertAuditEventSQL, r.args...)
-	return err
+	return rawOf(tx).exec(insertAuditEventSQL, r.args...)
 }
 
 // auditEvent builds the event audit writes, without writing it.

@@ -27,14 +27,13 @@ func rawOf(tx *gorm.DB) rawStatements {
 	return rawStatements{ctx: ctx, pool: tx.Statement.ConnPool, tx: tx}
 }
 
-// exec runs a statement and reports the rows it changed. Errors read as
-// GORM's would (a unique violation is gorm.ErrDuplicatedKey).
-func (r rawStatements) exec(query string, args ...any) (int64, error) {
-	res, err := r.pool.ExecContext(r.ctx, query, args...)
-	if err != nil {
-		return 0, r.translate(err)
+// exec runs a statement. Errors read as GORM's would (a unique violation
+// is gorm.ErrDuplicatedKey).
+func (r rawStatements) exec(query string, args ...any) error {
+	if _, err := r.pool.ExecContext(r.ctx, query, args...); err != nil {
+		return r.translate(err)
 	}
-	return res.RowsAffected()
+	return nil
 }
 
 // queryRow runs a query of one row; Scan answers sql.ErrNoRows without.

@@ -12,18 +12,20 @@ import "context"
 
 type parkedKey struct{}
 
-// WhileQueued returns ctx carrying parked, which a write on ctx calls
-// once its change is queued for SQLite's writer, with the number of
-// changes then queued (its own included), at most once per call of Write.
-// PostgreSQL's writes, which wait holding a pooled connection, never call
-// it.
-func WhileQueued(ctx context.Context, parked func(queued int)) context.Context {
-	return context.WithValue(ctx, parkedKey{}, parked)
+// Parked is told that a write of its request waits in SQLite's writer
+// queue, with the number of changes then queued (its own included).
+type Parked interface{ Queued(n int) }
+
+// WhileQueued returns ctx carrying p, which a write on ctx tells once its
+// change is queued for SQLite's writer, at most once per call of Write.
+// PostgreSQL's writes, which wait holding a pooled connection, never do.
+func WhileQueued(ctx context.Context, p Parked) context.Context {
+	return context.WithValue(ctx, parkedKey{}, p)
 }
 
-// park calls the function WhileQueued gave ctx, if any.
+// park tells the Parked WhileQueued gave ctx, if any.
 func park(ctx context.Context, queued int) {
-	if parked, ok := ctx.Value(parkedKey{}).(func(int)); ok {
-		parked(queued)
+	if p, ok := ctx.Value(parkedKey{}).(Parked); ok {
+		p.Queued(queued)
 	}
 }
