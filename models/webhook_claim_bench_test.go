@@ -103,3 +103,37 @@ func BenchmarkNextWebhookDueWithHeldBackBacklog(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClaimAmongIdleEndpoints is a claim while one endpoint has a
+// delivery due and the others have nothing pending: its cost should not
+// grow with the idle endpoints (compare idle=10 with idle=200).
+func BenchmarkClaimAmongIdleEndpoints(b *testing.B) {
+	for _, idle := range []int{10, 200} {
+		b.Run(fmt.Sprint("idle=", idle), func(b *testing.B) {
+			ctx := context.Background()
+			cfg := modelstest.Config()
+			cfg.WebhookAllowPrivate = true
+			store := modelstest.Open(b, models.WithConfig(cfg))
+			owners := benchOwners(b, store, idle+1)
+			for i, owner := range owners {
+				if _, _, err := store.SetWebhook(ctx, owner, models.SetWebhookInput{URL: fmt.Sprintf("https://%d.example.com/", i)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := store.CreateTicket(ctx, owners[idle/2], models.CreateTicketInput{Subject: "Down", Description: "It broke.",
+				Type: models.TicketIncident, Severity: ptr("sev_2")}); err != nil {
+				b.Fatal(err)
+			}
+			if err := store.DB().Exec("ANALYZE").Error; err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				// Leased for no time: every claim takes the delivery again.
+				c, err := store.ClaimWebhooks(ctx, models.WebhookClaim{Owner: "bench", Limit: 8, Reserve: 2})
+				if err != nil || len(c.Jobs) != 1 {
+					b.Fatalf("claimed %v (%v): want the one due delivery", c.Jobs, err)
+				}
+			}
+		})
+	}
+}

@@ -222,3 +222,46 @@ func claimerStores(t *testing.T, n int) ([]*models.Store, *ticketFixture) {
 	}
 	return stores, &ticketFixture{t: t, ctx: t.Context(), store: stores[0], clock: clock}
 }
+
+// A claim finds the due deliveries of every endpoint with pending ones,
+// whichever endpoints sit between them in the index: endpoints whose only
+// pending delivery is a retry not yet due, endpoints with nothing pending,
+// and a disabled endpoint with due deliveries, none of which it takes.
+func TestClaimFindsDueEndpointsAmongIdleOnes(t *testing.T) {
+	f := newTicketFixture(t)
+	const n = 9
+	endpoints := make([]*models.WebhookEndpoint, n)
+	for i := range endpoints {
+		owner, _ := modelstest.Owner(t, f.store, fmt.Sprintf("hooks%d@example.com", i))
+		endpoints[i] = f.webhook(owner.Actor(), fmt.Sprintf("https://%d.example.com/", i))
+		if i%3 != 2 { // every third endpoint has nothing pending
+			f.incident(owner.Actor(), fmt.Sprint("incident ", i))
+		}
+	}
+	db := f.store.DB()
+	later := f.clock.Now().Add(time.Hour)
+	// Endpoints 0 and 3 wait for a retry; endpoint 4 is disabled.
+	for _, i := range []int{0, 3} {
+		if err := db.Model(&models.WebhookDelivery{}).Where("endpoint_id = ?", endpoints[i].ID).
+			Update("next_attempt_at", later).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Model(&models.WebhookEndpoint{}).Where("id = ?", endpoints[4].ID).Update("enabled", false).Error; err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := f.store.ClaimWebhookDeliveries(f.ctx, "one", 100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := claimed(jobs)
+	for i, e := range endpoints {
+		want := 0
+		if i%3 != 2 && i != 0 && i != 3 && i != 4 {
+			want = 1
+		}
+		if got[e.ID] != want {
+			t.Errorf("endpoint %d: claimed %d, want %d (all: %v)", i, got[e.ID], want, got)
+		}
+	}
+}
