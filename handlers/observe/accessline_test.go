@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -232,5 +233,44 @@ func BenchmarkObservability(b *testing.B) {
 				h(&ctx)
 			}
 		})
+	}
+}
+
+// The time of a line is slog's for every time, whichever second and zone
+// the line before it was logged in: the formatted second is kept between
+// lines and must never leak into another second's or zone's.
+func TestAccessLineTimeAcrossSecondsAndZones(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("X", 3600), time.FixedZone("Y", -(9*3600 + 30*60))}
+	rng := rand.New(rand.NewPCG(1, 2))
+	at := time.Date(2026, 12, 31, 23, 59, 58, 0, time.UTC)
+	a := accessLine{method: "GET", path: "/", route: "/", status: 200, client: []byte("127.0.0.1")}
+	for i := range 3000 {
+		// Mostly the same or the next second, sometimes a jump, in any zone.
+		switch rng.IntN(10) {
+		case 0:
+			at = at.Add(time.Duration(rng.Int64N(int64(400 * 24 * time.Hour))))
+		case 1, 2:
+			at = at.Add(time.Duration(rng.Int64N(int64(2 * time.Second))))
+		default:
+			at = at.Add(time.Duration(rng.Int64N(int64(3 * time.Millisecond))))
+		}
+		a.at = at.In(zones[rng.IntN(len(zones))])
+		if i%97 == 0 {
+			a.at = time.Date(1969, 12, 31, 23, 59, 59, rng.IntN(1e9), zones[i%len(zones)])
+		}
+		var want bytes.Buffer
+		log, err := NewLogger(&want, "text", "info")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := slog.NewRecord(a.at, slog.LevelInfo, "request", 0)
+		r.AddAttrs(slog.String("method", a.method), slog.String("path", a.path), slog.String("route", a.route),
+			slog.Int("status", a.status), slog.Float64("duration_ms", 0), slog.Int("bytes", 0), slog.String("client", "127.0.0.1"))
+		if err := log.Handler().Handle(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.appendTo(nil, false); string(got) != want.String() {
+			t.Fatalf("line %d at %v:\n got %q\nwant %q", i, a.at, got, want.String())
+		}
 	}
 }
