@@ -71,12 +71,19 @@ func (s *Store) auditRow(actor Actor, accountID, resource, action string, resour
 }
 
 // write records the event in tx and, for an account's, gives the account
-// a new version.
+// a new version. On PostgreSQL the two are one statement, a round trip
+// fewer for every change of an account (SQLite has no INSERT inside WITH,
+// and its writer makes no round trips).
 func (r auditRow) write(tx *gorm.DB) error {
-	if r.accountID != "" {
-		if err := bumpAccountVersion(tx, r.accountID); err != nil {
-			return err
-		}
+	switch {
+	case r.accountID == "":
+		return rawOf(tx).exec(insertAuditEventSQL, r.args...)
+	case tx.Dialector.Name() == "postgres":
+		args := append(r.args[:len(r.args):len(r.args)], r.accountID, newAccountVersion())
+		return rawOf(tx).exec(versionedAuditEventSQL, args...)
+	}
+	if err := bumpAccountVersion(tx, r.accountID); err != nil {
+		return err
 	}
 	return rawOf(tx).exec(insertAuditEventSQL, r.args...)
 }
@@ -125,6 +132,11 @@ const auditEventColumns = "id, account_id, event_time, service_name, resource_na
 // insertAuditEventSQL writes every column of an AuditEvent.
 const insertAuditEventSQL = "INSERT INTO audit_events (" + auditEventColumns + ") " +
 	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+
+// versionedAuditEventSQL is insertAuditEventSQL with the account's new
+// version ($14 the account, $15 the version), on PostgreSQL.
+const versionedAuditEventSQL = "WITH version AS (INSERT INTO account_versions (account_id, version) VALUES ($14, $15) " +
+	"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version) " + insertAuditEventSQL
 
 // auditEventArgs are ev's values in the order of auditEventColumns. The
 // LRNs are encoded as GORM's serializer does, so GORM reads them back.

@@ -35,6 +35,37 @@ func BenchmarkCreateFilesystemsParallel(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateTicketsParallel is the ticket write path without HTTP:
+// 16 goroutines open tickets over 10 accounts with a webhook endpoint
+// each, as the webhook benchmark does at its top rate: the ticket, its
+// first comment, the event, its delivery, the audit event and the
+// account's version in one transaction.
+func BenchmarkCreateTicketsParallel(b *testing.B) {
+	ctx := context.Background()
+	cfg := modelstest.Config()
+	cfg.WebhookAllowPrivate = true
+	store := modelstest.Open(b, models.WithConfig(cfg))
+	actors := benchOwners(b, store, 10)
+	for i, a := range actors {
+		if _, _, err := store.SetWebhook(ctx, a, models.SetWebhookInput{URL: fmt.Sprintf("https://%d.example.com/", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var n atomic.Int64
+	b.SetParallelism(8) // 16 on 2 CPUs
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := n.Add(1)
+			in := models.CreateTicketInput{Subject: fmt.Sprint("Ticket ", i), Description: "It broke.",
+				Type: models.TicketIncident, Severity: ptr("sev_3")}
+			if _, err := store.CreateTicket(ctx, actors[i%int64(len(actors))], in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkAuditPageAfterWrites reads the first page of an account's
 // audit log while another account writes between reads, so that SQLite's
 // readers start each read with their page cache dropped, as under load.
