@@ -58,3 +58,6 @@ func (s *Store) PasswordWaiters() int {
 	defer s.passwords.mu.Unlock()
 	return s.passwords.lines[0].Len() + s.passwords.lines[1].Len()
 }
+
+// FreePublicIP is freePublicIP, for its benchmark.
+var FreePublicIP = freePublicIP

@@ -26,7 +26,7 @@ type Instance struct {
 	InstanceTypeName string     `gorm:"size:64;not null"`
 	Status           string     `gorm:"size:16;not null;index"`
 	StatusUntil      *time.Time // end of a transitional status
-	IP               string     `gorm:"size:45;not null"`
+	IP               string     `gorm:"size:45;not null;index:idx_instances_ip"`
 	PrivateIP        string     `gorm:"size:45;not null"`
 	Hostname         string     `gorm:"size:63;not null"`
 	SSHKeyNames      []string   `gorm:"serializer:json;not null"`

@@ -52,3 +52,29 @@ func BenchmarkInstanceListsAsTerminatedAccumulate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFreePublicIPAsTerminatedAccumulate is the address a launch
+// draws, checked against the instances not terminated, beside 0 and 5,000
+// terminated ones: a launch runs it in its write transaction (on SQLite,
+// in the one writer every write waits for), so it must not read the
+// history of every instance there ever was.
+//
+//	go test ./models -run '^$' -bench FreePublicIPAsTerminatedAccumulate
+func BenchmarkFreePublicIPAsTerminatedAccumulate(b *testing.B) {
+	for _, terminated := range []int{0, 5000} {
+		store := unboundedStore(b)
+		owner := benchOwners(b, store, 1)[0]
+		past := store.Now().Add(-time.Hour)
+		for i := range terminated {
+			modelstest.InsertInstance(b, store, models.Instance{AccountID: owner.AccountID, Status: models.InstanceTerminated,
+				TerminatedAt: &past, IP: fmt.Sprintf("198.51.%d.%d", i/250, i%250), PrivateIP: "10.0.0.1"})
+		}
+		b.Run(fmt.Sprintf("terminated=%d", terminated), func(b *testing.B) {
+			for b.Loop() {
+				if ip, err := models.FreePublicIP(store.DB()); err != nil || ip == "" {
+					b.Fatalf("%q, %v", ip, err)
+				}
+			}
+		})
+	}
+}
