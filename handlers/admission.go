@@ -38,8 +38,10 @@ const DefaultInFlightPerCPU = 16
 // from 21 changes to 30, creates/s by 9-15%). Past that, writes keep
 // their turns: given back without a bound, they let reads run ahead of
 // every queued write, and the mixed load test's writes waited twice as
-// long (p99 204 against 114-126 ms). The gate still bounds the requests
-// using a CPU, which is what it is for.
+// long (p99 204 against 114-126 ms). A request that gave its turn back
+// finishes without one once its write is answered (it encodes its
+// answer; it does not queue again): the gate bounds the requests doing
+// their work, and those finishing a queued write run briefly beside them.
 type admission struct {
 	gate             *semaphore.Weighted
 	size             int64

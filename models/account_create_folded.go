@@ -92,7 +92,7 @@ func foldedCreateSQL(r *rowInsert) string {
 		"created AS (INSERT INTO " + r.table + " (" + r.columns + ") SELECT " + r.placeholders +
 		" FROM usage WHERE used < ?::bigint RETURNING 1), " +
 		"version AS (INSERT INTO account_versions (account_id, version) SELECT $1, ?::bigint FROM created " +
-		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version), " +
+		replaceAccountVersion + "), " +
 		"event AS (INSERT INTO audit_events (" + auditEventColumns + ") " +
 		"SELECT ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM created) " +
 		"SELECT used, EXISTS (SELECT 1 FROM created) AS created FROM usage")

@@ -32,8 +32,12 @@ type AccountVersion struct {
 // it too.
 func bumpAccountVersion(tx *gorm.DB, accountID string) error {
 	return rawOf(tx).exec("INSERT INTO account_versions (account_id, version) VALUES ($1, $2) "+
-		"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version", accountID, newAccountVersion())
+		replaceAccountVersion, accountID, newAccountVersion())
 }
+
+// replaceAccountVersion ends every insert into account_versions: an
+// account's first change creates its row, later ones replace the version.
+const replaceAccountVersion = "ON CONFLICT (account_id) DO UPDATE SET version = excluded.version"
 
 // newAccountVersion is a version no reader can have cached: random, and
 // never 0, the version of an account without a row.

@@ -136,7 +136,7 @@ const insertAuditEventSQL = "INSERT INTO audit_events (" + auditEventColumns + "
 // versionedAuditEventSQL is insertAuditEventSQL with the account's new
 // version ($14 the account, $15 the version), on PostgreSQL.
 const versionedAuditEventSQL = "WITH version AS (INSERT INTO account_versions (account_id, version) VALUES ($14, $15) " +
-	"ON CONFLICT (account_id) DO UPDATE SET version = excluded.version) " + insertAuditEventSQL
+	replaceAccountVersion + ") " + insertAuditEventSQL
 
 // auditEventArgs are ev's values in the order of auditEventColumns. The
 // LRNs are encoded as GORM's serializer does, so GORM reads them back.

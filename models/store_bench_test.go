@@ -18,17 +18,10 @@ func BenchmarkCreateFilesystemsParallel(b *testing.B) {
 	ctx := context.Background()
 	store := unboundedStore(b)
 	actors := benchOwners(b, store, 20)
-	var n atomic.Int64
-	b.SetParallelism(32) // 64 on 2 CPUs
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			i := n.Add(1)
-			in := models.CreateFilesystemInput{Name: fmt.Sprintf("fs-%d", i), Region: "us-east-1"}
-			if _, err := store.CreateFilesystem(ctx, actors[i%int64(len(actors))], in); err != nil {
-				b.Fatal(err)
-			}
-		}
+	createInParallel(b, 32, func(i int64) error { // 64 on 2 CPUs
+		in := models.CreateFilesystemInput{Name: fmt.Sprintf("fs-%d", i), Region: "us-east-1"}
+		_, err := store.CreateFilesystem(ctx, actors[i%int64(len(actors))], in)
+		return err
 	})
 	if w, ok := store.Database().WriterStats(); ok && w.Commits > 0 {
 		b.ReportMetric(float64(w.Changes)/float64(w.Commits), "changes/commit")
@@ -42,28 +35,46 @@ func BenchmarkCreateFilesystemsParallel(b *testing.B) {
 // account's version in one transaction.
 func BenchmarkCreateTicketsParallel(b *testing.B) {
 	ctx := context.Background()
-	cfg := modelstest.Config()
-	cfg.WebhookAllowPrivate = true
-	store := modelstest.Open(b, models.WithConfig(cfg))
-	actors := benchOwners(b, store, 10)
-	for i, a := range actors {
-		if _, _, err := store.SetWebhook(ctx, a, models.SetWebhookInput{URL: fmt.Sprintf("https://%d.example.com/", i)}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	store, actors := ownersWithEndpoints(b, 10)
+	createInParallel(b, 8, func(i int64) error { // 16 on 2 CPUs
+		in := models.CreateTicketInput{Subject: fmt.Sprint("Ticket ", i), Description: "It broke.",
+			Type: models.TicketIncident, Severity: ptr("sev_3")}
+		_, err := store.CreateTicket(ctx, actors[i%int64(len(actors))], in)
+		return err
+	})
+}
+
+// createInParallel runs create from parallelism goroutines per CPU, with
+// a number no other call of the run gets.
+func createInParallel(b *testing.B, parallelism int, create func(i int64) error) {
+	b.Helper()
 	var n atomic.Int64
-	b.SetParallelism(8) // 16 on 2 CPUs
+	b.SetParallelism(parallelism)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			i := n.Add(1)
-			in := models.CreateTicketInput{Subject: fmt.Sprint("Ticket ", i), Description: "It broke.",
-				Type: models.TicketIncident, Severity: ptr("sev_3")}
-			if _, err := store.CreateTicket(ctx, actors[i%int64(len(actors))], in); err != nil {
+			if err := create(n.Add(1)); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+}
+
+// ownersWithEndpoints is a store allowing private webhook addresses, with
+// n owners whose accounts have an enabled endpoint each.
+func ownersWithEndpoints(b *testing.B, n int) (*models.Store, []models.Actor) {
+	b.Helper()
+	cfg := modelstest.Config()
+	cfg.WebhookAllowPrivate = true
+	store := modelstest.Open(b, models.WithConfig(cfg))
+	owners := benchOwners(b, store, n)
+	for i, owner := range owners {
+		in := models.SetWebhookInput{URL: fmt.Sprintf("https://%d.example.com/", i)}
+		if _, _, err := store.SetWebhook(context.Background(), owner, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return store, owners
 }
 
 // BenchmarkAuditPageAfterWrites reads the first page of an account's

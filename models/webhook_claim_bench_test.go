@@ -111,15 +111,7 @@ func BenchmarkClaimAmongIdleEndpoints(b *testing.B) {
 	for _, idle := range []int{10, 200} {
 		b.Run(fmt.Sprint("idle=", idle), func(b *testing.B) {
 			ctx := context.Background()
-			cfg := modelstest.Config()
-			cfg.WebhookAllowPrivate = true
-			store := modelstest.Open(b, models.WithConfig(cfg))
-			owners := benchOwners(b, store, idle+1)
-			for i, owner := range owners {
-				if _, _, err := store.SetWebhook(ctx, owner, models.SetWebhookInput{URL: fmt.Sprintf("https://%d.example.com/", i)}); err != nil {
-					b.Fatal(err)
-				}
-			}
+			store, owners := ownersWithEndpoints(b, idle+1)
 			if _, err := store.CreateTicket(ctx, owners[idle/2], models.CreateTicketInput{Subject: "Down", Description: "It broke.",
 				Type: models.TicketIncident, Severity: ptr("sev_2")}); err != nil {
 				b.Fatal(err)
