@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -124,14 +125,17 @@ func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records
 			deliveries[rows[i].ID] = &rows[i]
 		}
 		var attempts []WebhookAttempt
-		updates := map[string]map[string]any{}
+		var changed []*WebhookDelivery // each once, in the order first recorded
 		var disable []AttemptRecord
 		for _, r := range records {
 			d := deliveries[r.Job.DeliveryID]
 			if d == nil {
 				continue // pruned meanwhile: nothing left to log against
 			}
-			attempts = append(attempts, s.applyAttempt(d, owner, r, updates))
+			if !slices.Contains(changed, d) {
+				changed = append(changed, d)
+			}
+			attempts = append(attempts, s.applyAttempt(d, owner, r))
 			if r.Decision.DisableEndpoint != "" {
 				disable = append(disable, r)
 			}
@@ -141,10 +145,8 @@ func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records
 				return err
 			}
 		}
-		for id, upd := range updates {
-			if err := tx.Model(&WebhookDelivery{}).Where("id = ?", id).Updates(upd).Error; err != nil {
-				return err
-			}
+		if err := saveDeliveryStates(tx, changed); err != nil {
+			return err
 		}
 		for _, r := range disable {
 			if err := s.disableEndpoint(tx, deliveries[r.Job.DeliveryID].EndpointID, r.Decision.DisableEndpoint); err != nil {
@@ -155,33 +157,25 @@ func (s *Store) RecordWebhookAttempts(ctx context.Context, owner string, records
 	})
 }
 
-// applyAttempt numbers r's attempt against d and works out d's next state
-// into updates[d.ID] (d is kept current, should it appear twice).
-func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord, updates map[string]map[string]any) WebhookAttempt {
+// applyAttempt numbers r's attempt against d and moves d to its next
+// state (d is kept current, should it appear twice in a batch).
+func (s *Store) applyAttempt(d *WebhookDelivery, owner string, r AttemptRecord) WebhookAttempt {
 	now, a, dec := s.Now(), fitAttempt(r.Attempt), r.Decision
 	d.Attempts++
 	a.ID, a.DeliveryID, a.Number, a.EndpointID, a.CreatedAt = NewID(), d.ID, d.Attempts, d.EndpointID, now
-	upd := updates[d.ID]
-	if upd == nil {
-		upd = map[string]any{}
-		updates[d.ID] = upd
-	}
-	upd["attempts"], upd["last_status_code"], upd["last_error"], upd["updated_at"] = d.Attempts, a.StatusCode, a.Error, now
+	d.LastStatusCode, d.LastError, d.UpdatedAt = a.StatusCode, a.Error, now
 	if d.LeaseOwner != owner || d.LeaseUntil == nil {
 		return a // another process holds it now: log the attempt, leave the state to it
 	}
 	d.Tries++
 	d.LeaseOwner, d.LeaseUntil = "", nil
-	upd["lease_owner"], upd["lease_until"], upd["tries"] = "", nil, d.Tries
 	switch {
 	case a.Succeeded:
-		d.Status = DeliverySucceeded
-		upd["status"], upd["completed_at"] = DeliverySucceeded, now
+		d.Status, d.CompletedAt = DeliverySucceeded, &now
 	case dec.RetryAt != nil && d.Status == DeliveryPending && dec.DisableEndpoint == "" && !dec.Stopped:
-		upd["next_attempt_at"] = dbTime(*dec.RetryAt)
+		d.NextAttemptAt = dbTime(*dec.RetryAt)
 	default:
-		d.Status = DeliveryFailed
-		upd["status"], upd["completed_at"] = DeliveryFailed, now
+		d.Status, d.CompletedAt = DeliveryFailed, &now
 	}
 	return a
 }

@@ -238,3 +238,86 @@ func TestWebhookHealthFailing(t *testing.T) {
 		t.Fatal("a disabled endpoint is not failing")
 	}
 }
+
+// One batch of attempts moves each delivery as its own outcome says and
+// keeps each endpoint's failing streak, whatever else the batch holds
+// (on PostgreSQL one statement writes the deliveries' states).
+func TestRecordingABatchMovesEachDelivery(t *testing.T) {
+	f := newTicketFixture(t)
+	mine := f.webhook(f.owner, "https://hooks.example.com/owner")
+	theirs := f.webhook(f.other, "https://hooks.example.com/other")
+	f.incident(f.other, "before")
+	f.attempt(500, false) // their endpoint starts failing
+	failingFrom := f.clock.Now()
+	f.clock.Advance(time.Minute)
+	for i := range 3 {
+		f.incident(f.owner, "t"+strconv.Itoa(i))
+	}
+	f.incident(f.other, "after")
+	jobs, err := f.store.ClaimWebhookDeliveries(f.ctx, "dispatcher", 100, time.Minute)
+	if err != nil || len(jobs) != 4 {
+		t.Fatalf("claimed %d, %v", len(jobs), err)
+	}
+	now := f.clock.Now()
+	retryAt := now.Add(time.Hour)
+	record := func(job models.DeliveryJob, code int, dec models.DeliveryDecision) models.AttemptRecord {
+		a := models.WebhookAttempt{URL: job.URL, StartedAt: now, StatusCode: code, Succeeded: code < 300,
+			RequestHeaders: map[string]string{}, ResponseHeaders: map[string][]string{}}
+		if code >= 300 {
+			a.ErrorKind, a.Error = "http", "HTTP "+strconv.Itoa(code)
+		}
+		return models.AttemptRecord{Job: job, Attempt: a, Decision: dec}
+	}
+	var ours []models.DeliveryJob
+	var their models.DeliveryJob
+	for _, j := range jobs {
+		if j.EndpointID == mine.ID {
+			ours = append(ours, j)
+		} else {
+			their = j
+		}
+	}
+	records := []models.AttemptRecord{
+		record(ours[0], 204, models.DeliveryDecision{}),
+		record(ours[1], 503, models.DeliveryDecision{RetryAt: &retryAt}),
+		record(ours[2], 500, models.DeliveryDecision{RetryAt: &retryAt, Stopped: true}),
+		record(their, 200, models.DeliveryDecision{}),
+		// ours[0] again, after its lease went with the success: logged only.
+		record(ours[0], 500, models.DeliveryDecision{RetryAt: &retryAt}),
+	}
+	if err := f.store.RecordWebhookAttempts(f.ctx, "dispatcher", records); err != nil {
+		t.Fatal(err)
+	}
+	type state struct {
+		status         string
+		tries, attempt int
+		code           int
+		lastError      string
+		next           time.Time
+		completed      bool
+	}
+	created := now // the fixture's clock stood still since the tickets
+	want := map[string]state{
+		ours[0].DeliveryID: {models.DeliverySucceeded, 1, 2, 500, "HTTP 500", created, true},
+		ours[1].DeliveryID: {models.DeliveryPending, 1, 1, 503, "HTTP 503", retryAt, false},
+		ours[2].DeliveryID: {models.DeliveryFailed, 1, 1, 500, "HTTP 500", created, true},
+		their.DeliveryID:   {models.DeliverySucceeded, 1, 1, 200, "", created, true},
+	}
+	for id, w := range want {
+		d, err := f.store.WebhookDelivery(f.ctx, f.support, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := state{d.Status, d.Tries, d.Attempts, d.LastStatusCode, d.LastError, d.NextAttemptAt.UTC(), d.CompletedAt != nil}
+		if got != w || d.LeaseOwner != "" || d.LeaseUntil != nil || !d.UpdatedAt.Equal(now) || len(d.AttemptLog) != w.attempt {
+			t.Errorf("delivery %s: %+v (lease %q %v, updated %v, %d logged), want %+v", id, got,
+				d.LeaseOwner, d.LeaseUntil, d.UpdatedAt, len(d.AttemptLog), w)
+		}
+	}
+	if e, err := f.store.WebhookEndpoint(f.ctx, f.other, theirs.ID); err != nil || e.FailingSince != nil {
+		t.Fatalf("their endpoint, failing since %v before, succeeded last: failing since %v, %v", failingFrom, e.FailingSince, err)
+	}
+	if e, err := f.store.WebhookEndpoint(f.ctx, f.owner, mine.ID); err != nil || e.FailingSince == nil || !e.FailingSince.Equal(now) {
+		t.Fatalf("our endpoint, failed last: failing since %v, %v", e.FailingSince, err)
+	}
+}
