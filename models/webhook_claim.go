@@ -114,6 +114,10 @@ func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebho
 		// IMMEDIATE, holding the database's one write lock, so no other
 		// dispatcher (of this process or another) commits meanwhile, and
 		// looking twice only doubled the claim's cost inside that lock.
+		if !s.db.IsSQLite() {
+			out.Jobs, err = leaseDueDeliveries(tx, now, due, take, c.Owner, now.Add(c.Lease))
+			return err
+		}
 		ids, err := pickDeliveries(tx, now, due, take)
 		if err != nil || len(ids) == 0 {
 			return err

@@ -1,0 +1,60 @@
+package models
+
+import (
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// leaseDueDeliveries is pickDeliveries and leaseDeliveries in one
+// statement, on PostgreSQL: for each endpoint of due its share in take of
+// due deliveries, the oldest first, passing over rows another claim has
+// locked; leased to owner until until; returned as jobs in the order
+// leaseDeliveries gives. A statement per endpoint's pick, then the lease,
+// then the jobs' read made a claim's round trips grow with its endpoints:
+// at 400 tickets/s the picks were the statement PostgreSQL ran most.
+func leaseDueDeliveries(tx *gorm.DB, now time.Time, due []dueEndpoint, take map[string]int, owner string, until time.Time) ([]DeliveryJob, error) {
+	var endpoints []string
+	var shares []int64
+	for _, d := range due {
+		if n := take[d.EndpointID]; n > 0 {
+			endpoints, shares = append(endpoints, d.EndpointID), append(shares, int64(n))
+		}
+	}
+	if len(endpoints) == 0 {
+		return nil, nil
+	}
+	rows, err := rawOf(tx).pool.QueryContext(tx.Statement.Context, leaseDueDeliveriesSQL,
+		endpoints, shares, now, owner, until)
+	if err != nil {
+		return nil, rawOf(tx).translate(err)
+	}
+	defer rows.Close()
+	var jobs []DeliveryJob
+	for rows.Next() {
+		var job DeliveryJob
+		if err := tx.ScanRows(rows, &job); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, job)
+	}
+	return jobs, rows.Err()
+}
+
+// leaseDueDeliveriesSQL: $1 the endpoints, $2 how many of each, $3 now,
+// $4 the owner, $5 the lease's end. The LATERAL pick reads
+// idx_webhook_deliveries_pending as pickDeliveries does.
+const leaseDueDeliveriesSQL = `WITH picked AS (
+ SELECT q.id FROM unnest($1::text[], $2::bigint[]) AS t(endpoint_id, n)
+ CROSS JOIN LATERAL (SELECT d.id FROM webhook_deliveries d
+  WHERE d.endpoint_id = t.endpoint_id AND d.` + pendingLiteral + ` AND d.next_attempt_at <= $3
+   AND (d.lease_until IS NULL OR d.lease_until <= $3)
+  ORDER BY d.next_attempt_at, d.id LIMIT t.n FOR UPDATE SKIP LOCKED) AS q
+), leased AS (
+ UPDATE webhook_deliveries AS d SET lease_owner = $4, lease_until = $5 FROM picked WHERE d.id = picked.id
+ RETURNING d.id, d.event_id, d.tries, d.endpoint_id, d.next_attempt_at
+)
+SELECT l.id AS delivery_id, l.event_id, l.tries, e.type AS event_type, e.payload, l.endpoint_id,
+ p.url, p.token, p.secret, p.previous_secret, p.previous_secret_until, p.headers
+FROM leased AS l JOIN webhook_events AS e ON e.id = l.event_id JOIN webhook_endpoints AS p ON p.id = l.endpoint_id
+ORDER BY l.next_attempt_at, l.id`
