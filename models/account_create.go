@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"gorm.io/gorm"
+
+	"cloudplane/models/database"
 )
 
 // accountCreate is what differs between the creates of objects an account
@@ -29,6 +31,11 @@ type accountCreate struct {
 	// for a create with a quota and no then, whose check does not use tx
 	// (it gets nil).
 	fold *rowInsert
+	// alone, if any, is the whole create as one statement on PostgreSQL,
+	// the row and what goes with it (then's writes) and the audit event,
+	// for a create with no quota and no check (database.DB.ExecAlone). It
+	// writes nothing, and changes no row, if the account is gone.
+	alone func(event auditRow) database.Statement
 }
 
 // accountQuota bounds how many rows of a table an account owns.
@@ -88,6 +95,16 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 	event, err := s.auditRow(actor, accountID, c.resource, "created", []string{lrn(c.resource, id)}, c.details)
 	if err != nil {
 		return nil, err
+	}
+	if c.alone != nil && c.quota == nil && c.check == nil && !s.db.IsSQLite() {
+		n, err := s.db.ExecAlone(ctx, c.alone(event))
+		if err != nil {
+			return nil, s.writeError(ctx, err)
+		}
+		if n == 0 { // the statement wrote only if the account is there
+			return nil, NotFound("account", accountID)
+		}
+		return row, nil
 	}
 	if c.fold != nil && c.quota != nil && c.then == nil && !s.db.IsSQLite() {
 		if err := s.createFolded(ctx, accountID, c, event); err != nil {

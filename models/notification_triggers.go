@@ -53,10 +53,13 @@ func (s *Store) notifyTicketUpdate(tx *gorm.DB, actor Actor, t *Ticket, changes 
 	return s.notifyBatched(tx, to, notice{kind: MailTicketReplied, subjectID: t.ID, data: data}, TicketReplyWindow)
 }
 
+// isSev1 reports whether a ticket of severity is the most severe.
+func isSev1(severity *string) bool { return severity != nil && *severity == "sev_1" }
+
 // notifySev1 tells support staff of a ticket of severity 1, opened so or
 // raised to it, once per ticket.
 func (s *Store) notifySev1(tx *gorm.DB, t *Ticket) error {
-	if t.Severity == nil || *t.Severity != "sev_1" {
+	if !isSev1(t.Severity) {
 		return nil
 	}
 	to, err := staffRecipients(tx, MailTicketSev1, "")

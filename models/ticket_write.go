@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"gorm.io/gorm"
+
+	"cloudplane/models/database"
 )
 
 // Text limits of tickets.
@@ -113,13 +115,15 @@ func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketIn
 			Subject: in.Subject, Description: in.Description, RequestType: in.Type, Severity: in.Severity,
 			Status: TicketNew, InstanceIP: in.IP, InstanceID: in.InstanceID, ClusterID: in.ClusterID,
 			Source: ticketSource(actor), CreatedAt: now, UpdatedAt: now, WaitingSince: &now}
-		return t, accountCreate{resource: "ticket",
-			check: func(tx *gorm.DB, _ *Account) error {
-				if in.InstanceID == nil {
-					return nil
-				}
-				return instanceExists(tx, accountID, *in.InstanceID)
-			},
+		var check func(tx *gorm.DB, _ *Account) error
+		if in.InstanceID != nil {
+			check = func(tx *gorm.DB, _ *Account) error { return instanceExists(tx, accountID, *in.InstanceID) }
+		}
+		var alone func(auditRow) database.Statement
+		if !isSev1(t.Severity) { // a sev_1 tells the staff by mail too
+			alone = func(event auditRow) database.Statement { return createTicketAlone(actor, t, event) }
+		}
+		return t, accountCreate{resource: "ticket", check: check, alone: alone,
 			then: func(tx *gorm.DB) error {
 				if err := s.addComment(tx, actor, t, 0, in.Description); err != nil {
 					return err

@@ -355,3 +355,24 @@ func (r noRows) Scan(dest ...any) error {
 	}
 	return err
 }
+
+// ExecAlone runs s as a transaction of its own on PostgreSQL: one round
+// trip, where BEGIN, the statement and COMMIT took three. For a write
+// that builds nothing from what it reads. It returns the rows s changed;
+// a unique violation reads as gorm.ErrDuplicatedKey.
+func (db *DB) ExecAlone(ctx context.Context, s Statement) (int64, error) {
+	if db.writer != nil {
+		return 0, errors.New("ExecAlone is for PostgreSQL")
+	}
+	res, err := db.gorm.ConnPool.ExecContext(ctx, s.SQL, s.Args...)
+	if err == nil {
+		return res.RowsAffected()
+	}
+	if t, ok := db.gorm.Dialector.(gorm.ErrorTranslator); ok {
+		err = t.Translate(err)
+	}
+	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		err = fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
+	return 0, err
+}
