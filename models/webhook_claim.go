@@ -85,15 +85,12 @@ func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebho
 		// wait would leave the attempt less than the lease promises.
 		now := s.Now()
 		out = ClaimedWebhooks{}
-		due, err := dueEndpoints(tx, now, nil, shares.endpointCap+1)
-		if err != nil || len(due) == 0 {
+		look, err := lookForDue(tx, now, nil, shares.endpointCap+1)
+		if err != nil || len(look.due) == 0 {
 			return err
 		}
-		endpointBusy, accountBusy, err := inFlight(tx, now, nil)
-		if err != nil {
-			return err
-		}
-		take, heldBack := shares.allocate(due, endpointBusy, accountBusy)
+		due := look.due
+		take, heldBack := shares.allocate(due, look.endpointBusy, look.accountBusy)
 		out.HeldBack = heldBack
 		if !s.db.IsSQLite() {
 			accounts, err := lockAccountsEndpoints(tx, accountsOf(due, take))
@@ -102,13 +99,11 @@ func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebho
 			}
 			// Counted again under the locks: the first look may predate
 			// another dispatcher's commit.
-			if due, err = dueEndpoints(tx, now, accounts, shares.endpointCap+1); err != nil {
+			if look, err = lookForDue(tx, now, accounts, shares.endpointCap+1); err != nil {
 				return err
 			}
-			if endpointBusy, accountBusy, err = inFlight(tx, now, accounts); err != nil {
-				return err
-			}
-			take, out.HeldBack = shares.allocate(due, endpointBusy, accountBusy)
+			due = look.due
+			take, out.HeldBack = shares.allocate(due, look.endpointBusy, look.accountBusy)
 		}
 		// On SQLite the first look is current: the transaction began
 		// IMMEDIATE, holding the database's one write lock, so no other
@@ -144,17 +139,50 @@ func claimable(db *gorm.DB, now time.Time) *gorm.DB {
 		Where(pendingLiteral+" AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)", now, now)
 }
 
-// dueEndpoints lists the enabled endpoints (of accounts, unless nil) with
-// claimable deliveries, the one with the oldest due delivery first, each
-// with at most limit of them counted. It reads the endpoints and, through
-// idx_webhook_deliveries_pending, at most limit due deliveries of each
-// (plus those under a lease, at most a cap's worth): a claim never takes
-// more than the endpoint cap of one endpoint, so counting a hung account's
-// whole backlog would cost every claim of every dispatcher for nothing.
-// PostgreSQL runs the subqueries per endpoint row as a LATERAL would;
-// ordering by the index's whole key keeps it from walking the
-// (status, next_attempt_at) index instead, filtering on the endpoint.
-func dueEndpoints(tx *gorm.DB, now time.Time, accounts []string, limit int) ([]dueEndpoint, error) {
+// claimLook is what a claim sees: the endpoints with due deliveries
+// (dueEndpoints) and the deliveries in flight (inFlight).
+type claimLook struct {
+	due                       []dueEndpoint
+	endpointBusy, accountBusy map[string]int
+}
+
+// lookForDue reads dueEndpoints and inFlight (of accounts, unless nil) in
+// one query: a claim looks twice on PostgreSQL, and a statement each made
+// four of a claim's round trips.
+func lookForDue(tx *gorm.DB, now time.Time, accounts []string, limit int) (claimLook, error) {
+	var rows []struct {
+		Busy                  int // 1: an inFlight row, 0: a dueEndpoints one
+		EndpointID, AccountID string
+		N                     int
+	}
+	err := tx.Raw("SELECT 0 AS busy, endpoint_id, account_id, due AS n, oldest FROM (?) AS e WHERE due > 0 "+
+		"UNION ALL SELECT 1, endpoint_id, account_id, n, NULL FROM (?) AS f ORDER BY busy, oldest, endpoint_id",
+		dueEndpoints(tx, now, accounts, limit), inFlight(tx, now, accounts)).Scan(&rows).Error
+	look := claimLook{endpointBusy: map[string]int{}, accountBusy: map[string]int{}}
+	for _, r := range rows {
+		if r.Busy == 0 {
+			look.due = append(look.due, dueEndpoint{EndpointID: r.EndpointID, AccountID: r.AccountID, Due: r.N})
+			continue
+		}
+		look.endpointBusy[r.EndpointID] += r.N
+		look.accountBusy[r.AccountID] += r.N
+	}
+	return look, err
+}
+
+// dueEndpoints selects the enabled endpoints (of accounts, unless nil)
+// with their claimable deliveries (due; endpoint_id, account_id and the
+// oldest due time), each with at most limit of them counted; lookForDue
+// keeps those with some, the one with the oldest due delivery first. It
+// reads the endpoints and, through idx_webhook_deliveries_pending, at
+// most limit due deliveries of each (plus those under a lease, at most a
+// cap's worth): a claim never takes more than the endpoint cap of one
+// endpoint, so counting a hung account's whole backlog would cost every
+// claim of every dispatcher for nothing. PostgreSQL runs the subqueries
+// per endpoint row as a LATERAL would; ordering by the index's whole key
+// keeps it from walking the (status, next_attempt_at) index instead,
+// filtering on the endpoint.
+func dueEndpoints(tx *gorm.DB, now time.Time, accounts []string, limit int) *gorm.DB {
 	claimableOf := "FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d." + pendingLiteral +
 		" AND d.next_attempt_at <= @now AND (d.lease_until IS NULL OR d.lease_until <= @now)"
 	endpoints := tx.Table("webhook_endpoints AS p").
@@ -166,15 +194,12 @@ func dueEndpoints(tx *gorm.DB, now time.Time, accounts []string, limit int) ([]d
 	if accounts != nil {
 		endpoints = endpoints.Where("p.account_id IN ?", accounts)
 	}
-	var due []dueEndpoint
-	err := tx.Table("(?) AS e", endpoints).Select("endpoint_id, account_id, due").
-		Where("due > 0").Order("oldest, endpoint_id").Scan(&due).Error
-	return due, err
+	return endpoints
 }
 
-// inFlight counts the deliveries under an unexpired lease, per endpoint
-// and per account (of accounts, unless nil).
-func inFlight(tx *gorm.DB, now time.Time, accounts []string) (endpoints, byAccount map[string]int, err error) {
+// inFlight selects the deliveries under an unexpired lease, counted per
+// endpoint (n; endpoint_id, account_id), of accounts unless nil.
+func inFlight(tx *gorm.DB, now time.Time, accounts []string) *gorm.DB {
 	q := tx.Table("webhook_deliveries AS d").
 		Select("d.endpoint_id, p.account_id, COUNT(*) AS n").
 		Joins("JOIN webhook_endpoints p ON p.id = d.endpoint_id").
@@ -182,19 +207,7 @@ func inFlight(tx *gorm.DB, now time.Time, accounts []string) (endpoints, byAccou
 	if accounts != nil {
 		q = q.Where("p.account_id IN ?", accounts)
 	}
-	var rows []struct {
-		EndpointID, AccountID string
-		N                     int
-	}
-	if err := q.Group("d.endpoint_id, p.account_id").Scan(&rows).Error; err != nil {
-		return nil, nil, err
-	}
-	endpoints, byAccount = map[string]int{}, map[string]int{}
-	for _, r := range rows {
-		endpoints[r.EndpointID] += r.N
-		byAccount[r.AccountID] += r.N
-	}
-	return endpoints, byAccount, nil
+	return q.Group("d.endpoint_id, p.account_id")
 }
 
 // accountsOf lists the accounts of the endpoints take has a share for.
@@ -212,32 +225,28 @@ func accountsOf(due []dueEndpoint, take map[string]int) []string {
 // PostgreSQL, passing over rows another transaction holds, and returns
 // the accounts whose endpoints it locked all of: another dispatcher is
 // claiming for the rest (or their endpoints are being edited), and
-// counting their leases now could count a slot it is taking.
+// counting their leases now could count a slot it is taking. One query
+// reads the endpoints and tries each one's lock (a LATERAL per row).
 func lockAccountsEndpoints(tx *gorm.DB, accounts []string) ([]string, error) {
 	if len(accounts) == 0 {
 		return nil, nil
 	}
-	var all, locked []struct{ ID, AccountID string }
-	enabled := func() *gorm.DB {
-		return tx.Model(&WebhookEndpoint{}).Select("id, account_id").Where("account_id IN ? AND enabled = ?", accounts, true)
-	}
-	if err := enabled().Scan(&all).Error; err != nil {
-		return nil, err
-	}
 	// NO KEY UPDATE: strong enough to keep two claims apart, and unlike
 	// UPDATE it lets tickets insert deliveries for the endpoints meanwhile.
-	if err := enabled().Clauses(clause.Locking{Strength: "NO KEY UPDATE", Options: "SKIP LOCKED"}).
-		Scan(&locked).Error; err != nil {
+	var endpoints []struct {
+		AccountID string
+		Locked    bool
+	}
+	if err := tx.Table("webhook_endpoints AS p").Select("p.account_id, l.id IS NOT NULL AS locked").
+		Joins("LEFT JOIN LATERAL (SELECT q.id FROM webhook_endpoints q WHERE q.id = p.id FOR NO KEY UPDATE SKIP LOCKED) AS l ON true").
+		Where("p.account_id IN ? AND p.enabled = ?", accounts, true).Scan(&endpoints).Error; err != nil {
 		return nil, err
 	}
-	missing := map[string]int{}
-	for _, e := range all {
-		missing[e.AccountID]++
+	missing := map[string]bool{}
+	for _, e := range endpoints {
+		missing[e.AccountID] = missing[e.AccountID] || !e.Locked
 	}
-	for _, e := range locked {
-		missing[e.AccountID]--
-	}
-	return slices.DeleteFunc(slices.Clone(accounts), func(a string) bool { return missing[a] != 0 }), nil
+	return slices.DeleteFunc(slices.Clone(accounts), func(a string) bool { return missing[a] }), nil
 }
 
 // pickDeliveries chooses, for each endpoint, its share of due
