@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 
 	"cloudplane/models"
@@ -103,4 +104,27 @@ func (f *ticketFixture) accountVersion(accountID string) int64 {
 		return 0
 	}
 	return v[0]
+}
+
+// Only a sev_1 ticket queues mail, so only it wakes the mail dispatcher:
+// a wake-up costs that dispatcher a claim.
+func TestOnlyASev1TicketWakesTheMailDispatcher(t *testing.T) {
+	f := newTicketFixture(t)
+	var wakes atomic.Int32
+	f.store.OnMail(func() { wakes.Add(1) })
+	f.incident(f.owner, "sev 2")
+	if _, err := f.store.CreateTicket(f.ctx, f.owner, models.CreateTicketInput{Subject: "no severity", Description: "d",
+		Type: models.TicketServiceRequest}); err != nil {
+		t.Fatal(err)
+	}
+	if n := wakes.Load(); n != 0 {
+		t.Fatalf("%d mail wake-ups for tickets that queue no mail", n)
+	}
+	if _, err := f.store.CreateTicket(f.ctx, f.owner, models.CreateTicketInput{Subject: "down", Description: "d",
+		Type: models.TicketIncident, Severity: ptr("sev_1")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := wakes.Load(); n != 1 {
+		t.Fatalf("%d mail wake-ups for a sev_1 ticket, want 1", n)
+	}
 }
