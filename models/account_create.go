@@ -35,7 +35,7 @@ type accountCreate struct {
 	// the row and what goes with it (then's writes) and the audit event,
 	// for a create with no quota and no check (database.DB.ExecAlone). It
 	// writes nothing, and changes no row, if the account is gone.
-	alone func(event auditRow) database.Statement
+	alone func(event auditRow) (database.Statement, error)
 }
 
 // accountQuota bounds how many rows of a table an account owns.
@@ -97,7 +97,11 @@ func createIn[R any](ctx context.Context, s *Store, actor Actor, accountID strin
 		return nil, err
 	}
 	if c.alone != nil && c.quota == nil && c.check == nil && !s.db.IsSQLite() {
-		n, err := s.db.ExecAlone(ctx, c.alone(event))
+		statement, err := c.alone(event)
+		if err != nil {
+			return nil, err
+		}
+		n, err := s.db.ExecAlone(ctx, statement)
 		if err != nil {
 			return nil, s.writeError(ctx, err)
 		}

@@ -94,6 +94,6 @@ func foldedCreateSQL(r *rowInsert) string {
 		"version AS (INSERT INTO account_versions (account_id, version) SELECT $1, ?::bigint FROM created " +
 		replaceAccountVersion + "), " +
 		"event AS (INSERT INTO audit_events (" + auditEventColumns + ") " +
-		"SELECT ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM created) " +
+		auditEventValuesSQL + " FROM created) " +
 		"SELECT used, EXISTS (SELECT 1 FROM created) AS created FROM usage")
 }

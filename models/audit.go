@@ -129,6 +129,11 @@ func (s *Store) auditEvent(actor Actor, accountID, resource, action string, reso
 const auditEventColumns = "id, account_id, event_time, service_name, resource_name, action, catalog_version, " +
 	"actor_lrn, actor_role, resource_lrns, resource_owner_lrn, request_api_key_lrn, additional_details"
 
+// auditEventValuesSQL selects an AuditEvent's auditEventColumns from
+// placeholders, cast where PostgreSQL cannot infer a SELECT list's type,
+// for an INSERT ... SELECT inside a larger statement.
+const auditEventValuesSQL = "SELECT ?, ?, ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+
 // insertAuditEventSQL writes every column of an AuditEvent.
 const insertAuditEventSQL = "INSERT INTO audit_events (" + auditEventColumns + ") " +
 	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"

@@ -36,6 +36,15 @@ func (r rawStatements) exec(query string, args ...any) error {
 	return nil
 }
 
+// query runs a query of rows.
+func (r rawStatements) query(query string, args ...any) (*sql.Rows, error) {
+	rows, err := r.pool.QueryContext(r.ctx, query, args...)
+	if err != nil {
+		return nil, r.translate(err)
+	}
+	return rows, nil
+}
+
 // queryRow runs a query of one row; Scan answers sql.ErrNoRows without.
 func (r rawStatements) queryRow(query string, args ...any) *sql.Row {
 	return r.pool.QueryRowContext(r.ctx, query, args...)

@@ -119,9 +119,9 @@ func (s *Store) CreateTicket(ctx context.Context, actor Actor, in CreateTicketIn
 		if in.InstanceID != nil {
 			check = func(tx *gorm.DB, _ *Account) error { return instanceExists(tx, accountID, *in.InstanceID) }
 		}
-		var alone func(auditRow) database.Statement
+		var alone func(auditRow) (database.Statement, error)
 		if !isSev1(t.Severity) { // a sev_1 tells the staff by mail too
-			alone = func(event auditRow) database.Statement { return createTicketAlone(actor, t, event) }
+			alone = func(event auditRow) (database.Statement, error) { return createTicketAlone(actor, t, event) }
 		}
 		return t, accountCreate{resource: "ticket", check: check, alone: alone,
 			then: func(tx *gorm.DB) error {

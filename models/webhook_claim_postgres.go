@@ -24,10 +24,9 @@ func leaseDueDeliveries(tx *gorm.DB, now time.Time, due []dueEndpoint, take map[
 	if len(endpoints) == 0 {
 		return nil, nil
 	}
-	rows, err := rawOf(tx).pool.QueryContext(tx.Statement.Context, leaseDueDeliveriesSQL,
-		endpoints, shares, now, owner, until)
+	rows, err := rawOf(tx).query(leaseDueDeliveriesSQL, endpoints, shares, now, owner, until)
 	if err != nil {
-		return nil, rawOf(tx).translate(err)
+		return nil, err
 	}
 	defer rows.Close()
 	var jobs []DeliveryJob

@@ -59,6 +59,13 @@ func (db *DB) WriteAfterLock(ctx context.Context, key string, lock Statement, ch
 	if err == nil || a.refused {
 		return err
 	}
+	return db.statementError(ctx, err)
+}
+
+// statementError is what WriteAfterLock and ExecAlone make of a failed
+// statement: a unique violation reads as gorm.ErrDuplicatedKey, and a
+// failure as ctx ended has ctx's error as its cause.
+func (db *DB) statementError(ctx context.Context, err error) error {
 	if t, ok := db.gorm.Dialector.(gorm.ErrorTranslator); ok {
 		err = t.Translate(err)
 	}
@@ -365,14 +372,8 @@ func (db *DB) ExecAlone(ctx context.Context, s Statement) (int64, error) {
 		return 0, errors.New("ExecAlone is for PostgreSQL")
 	}
 	res, err := db.gorm.ConnPool.ExecContext(ctx, s.SQL, s.Args...)
-	if err == nil {
-		return res.RowsAffected()
+	if err != nil {
+		return 0, db.statementError(ctx, err)
 	}
-	if t, ok := db.gorm.Dialector.(gorm.ErrorTranslator); ok {
-		err = t.Translate(err)
-	}
-	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-		err = fmt.Errorf("%w: %w", ctx.Err(), err)
-	}
-	return 0, err
+	return res.RowsAffected()
 }
