@@ -20,16 +20,29 @@ import (
 // so the pass completes unless a reader still reads an old snapshot, and
 // the next batch starts the WAL over.
 
-// restartFrames is how long the WAL may grow (in 4 KiB pages, 64 MiB)
-// before the writer finishes a checkpoint: its pass syncs two files, a
-// wait of a few milliseconds that the batch behind it shares, so it is
-// done every few seconds under full load rather than every kick. (Tests
-// lower a writer's copy, restartAt.)
-const restartFrames = 16384
+// restartFrames is how long the WAL may grow (in 4 KiB pages, 256 MiB)
+// before the writer finishes a checkpoint. Starting over costs the batch
+// behind it three syncs (the writer's pass syncs the WAL and the
+// database file, the next commit the WAL's new header), each a flush of
+// the disk's cache, with every write waiting. At 64 MiB that came two or
+// three times a second under full load and was most of the write tail:
+// POST p99 at 4 connections 8.4-10.7 ms against 5.9-7.0 at 256 MiB, 5.6-6.7
+// at 1 GiB (docs/performance.md). (Tests lower a writer's copy, restartAt.)
+const restartFrames = 65536
 
-// walSizeLimit is the size SQLite truncates the WAL file back to when it
-// starts over, should it have grown past it.
-const walSizeLimit = restartFrames * 4096
+// walTrimBytes is the size SQLite truncates the WAL file back to when it
+// starts over, should it have grown past it: past the length it reaches
+// in a restart's cycle, so that steady writes never truncate it. Each
+// truncation freed blocks the next cycle allocated again, and a mount
+// with online discard waits for the disk to discard them, inside the
+// commit that starts the WAL over.
+const walTrimBytes = 2 * restartFrames * 4096
+
+// largeValueBytes bounds the large values (attachment chunks) the WAL may
+// take in before the writer forces it to start over (below): uploads
+// fill the WAL far faster than small changes, and its size under them
+// is a promise (the uploads load test's 128 MiB).
+const largeValueBytes = 64 << 20
 
 // finishFrames is how many frames a pass of the checkpointer may have
 // found new for the writer's pass to follow it.
@@ -43,11 +56,11 @@ const finishAttempts = 4
 // checkpointer's passes copy it back, which never leave little for the
 // writer's pass: the WAL grew by every byte uploaded. So their bytes count: every checkpointBytes kick the
 // checkpointer (kicks counted in changes, checkpointEvery, let 50 such
-// values through first), and once walSizeLimit of them went in since the
+// values through first), and once largeValueBytes of them went in since the
 // WAL last started over, the writer runs its pass before every batch
 // until one completes. That pass copies what the checkpointer has not
 // yet, with every write waiting: uploads are slowed to the speed the WAL
-// is copied back, and the WAL stays near walSizeLimit.
+// is copied back, and the WAL stays near largeValueBytes.
 const checkpointBytes = 8 << 20
 
 // wroteLarge counts n bytes of a large value just committed, and kicks
@@ -109,13 +122,13 @@ func syncFile(path string) {
 }
 
 // finishCheckpoint is the writer's pass, run between batches once the
-// checkpointer's passes ended, or once large values passed walSizeLimit
+// checkpointer's passes ended, or once large values passed largeValueBytes
 // since the WAL last started over. A reader of an older snapshot keeps it
 // from copying the last frames; it is then tried again at the next
 // batches.
 func (w *sqliteWriter) finishCheckpoint() {
 	left := w.finish.Load()
-	forced := w.largeSinceRestart.Load() >= walSizeLimit
+	forced := w.largeSinceRestart.Load() >= largeValueBytes
 	if left == 0 && !forced {
 		return
 	}

@@ -104,7 +104,7 @@ func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
 	// and deleted batch after batch. A batch's journal is a few MiB at
 	// most. (Figures: docs/performance.md.)
 	if _, err := sqlDB.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = %d; "+
-		"PRAGMA cache_size = -%d; PRAGMA temp_store = MEMORY", walSizeLimit, writerCacheKiB)); err != nil {
+		"PRAGMA cache_size = -%d; PRAGMA temp_store = MEMORY", walTrimBytes, writerCacheKiB)); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
