@@ -125,6 +125,7 @@ func serve(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	db.FillPool(ctx)
 	cfg := models.DefaultConfig()
 	cfg.InstanceBootTime = f.bootTime
 	cfg.Capacity = capacity

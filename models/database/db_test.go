@@ -66,6 +66,23 @@ func TestConnectionPoolIsBounded(t *testing.T) {
 	}
 }
 
+// A filled pool holds every connection it may open, idle and ready, so
+// the first burst of requests does not wait for sixteen to be opened (on
+// PostgreSQL, sixteen server processes to start).
+func TestFillPoolOpensEveryConnection(t *testing.T) {
+	db := openDB(t)
+	sqlDB, err := db.Gorm().DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.FillPool(context.Background())
+	stats := sqlDB.Stats()
+	if stats.OpenConnections != stats.MaxOpenConnections || stats.Idle != stats.MaxOpenConnections {
+		t.Fatalf("after FillPool on %s: %d open, %d idle, of %d", modelstest.Backend(),
+			stats.OpenConnections, stats.Idle, stats.MaxOpenConnections)
+	}
+}
+
 // Several processes opening one new database together all succeed. The
 // first to switch a new file to WAL wins; SQLite answers "database is
 // locked" at once, without its busy wait, to another switching it at the
