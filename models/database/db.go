@@ -162,18 +162,23 @@ func sizePool(db *sql.DB, postgres bool) {
 	}
 }
 
-// FillPool opens every connection of the pool at once, before the first
-// request needs one. On PostgreSQL each is a server process to start and
-// a catalog cache to fill, and a server that met its first burst with an
-// empty pool started sixteen of them under load: the first seconds'
-// POST p99 at 64 connections was twice that of the seconds after
-// (docs/performance.md). A connection that fails to open is left to be
-// opened on demand, as before.
+// FillPool opens every connection of a PostgreSQL pool at once, before
+// the first request needs one: each is a server process to start and a
+// catalog cache to fill, and a server that met its first burst with an
+// empty pool started sixteen of them under load, the first seconds' POST
+// p99 at 64 connections twice that of the seconds after
+// (docs/performance.md). It is for a server about to serve: it holds the
+// whole pool while it waits, for at most fillTimeout. A connection that
+// fails to open is left to be opened on demand, as before. SQLite's pool
+// is left to fill as it is used: its connections are files, opened in
+// microseconds, and each keeps a page cache of its own.
 func (db *DB) FillPool(ctx context.Context) {
 	sqlDB, err := db.gorm.DB()
-	if err != nil {
+	if err != nil || db.IsSQLite() {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, fillTimeout)
+	defer cancel()
 	conns := make([]*sql.Conn, poolSize)
 	var wg sync.WaitGroup
 	for i := range conns {
@@ -194,3 +199,8 @@ func (db *DB) FillPool(ctx context.Context) {
 		}
 	}
 }
+
+// fillTimeout bounds FillPool, as Open's ping is bounded: a server that
+// answers slowly is reported by the requests that meet it, not by a
+// start that never ends.
+const fillTimeout = 5 * time.Second
