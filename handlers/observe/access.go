@@ -92,10 +92,9 @@ func Middleware(cfg Config) fiber.Handler {
 			logThroughSlog(c, log, method, route, status, took, account)
 			return nil
 		}
-		var client [64]byte
 		line := accessLine{at: end, method: method, path: loggedPath(c.Path(), route), route: route,
-			status: status, took: took, bytes: bodySize(c), client: appendClient(client[:0], c, cfg.TrustProxies),
-			account: account, requestID: id}
+			status: status, took: took, bytes: bodySize(c), account: account, requestID: id}
+		line.client, line.clientName = clientOf(c, cfg.TrustProxies)
 		out.write(&line)
 		return nil
 	}
@@ -119,17 +118,19 @@ func logThroughSlog(c *fiber.Ctx, log *slog.Logger, method, route string, status
 	log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
 }
 
-// appendClient appends the client's address as c.IP() returns it, without
-// its allocation when no proxy can name the client.
-func appendClient(b []byte, c *fiber.Ctx, trustProxies bool) []byte {
+// clientOf is the client's address as c.IP() names it: the peer's
+// address, kept unformatted (formatting it into a buffer of the
+// middleware's moved that buffer to the heap, an allocation per request),
+// or, when a proxy may name the client, c.IP()'s string.
+func clientOf(c *fiber.Ctx, trustProxies bool) (netip.Addr, string) {
 	if trustProxies {
-		return append(b, c.IP()...)
+		return netip.Addr{}, c.IP()
 	}
 	ip, ok := netip.AddrFromSlice(c.Context().RemoteIP())
 	if !ok {
-		return append(b, c.IP()...)
+		return netip.Addr{}, c.IP()
 	}
-	return ip.Unmap().AppendTo(b)
+	return ip.Unmap(), ""
 }
 
 // routeOf is the pattern of the route that answered. A request stopped by

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http/httptest"
+	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +26,19 @@ func TestAccessLineIsSlogsLine(t *testing.T) {
 	at := time.Date(2026, 11, 26, 22, 30, 1, 123456789, time.FixedZone("X", 3600))
 	lines := []accessLine{
 		{method: "GET", path: "/api/v1/filesystems", route: "/api/v1/filesystems", status: 200,
-			took: 1234567 * time.Nanosecond, bytes: 2846, client: []byte("127.0.0.1"), account: "acc-1", requestID: "req-1"},
+			took: 1234567 * time.Nanosecond, bytes: 2846, client: netip.MustParseAddr("127.0.0.1"), account: "acc-1", requestID: "req-1"},
 		{method: "DELETE", path: "/a b=c\"d\\e\tf\x01g", route: "unmatched", status: 404,
-			took: 0, bytes: 0, client: []byte("::1"), requestID: "r"},
+			took: 0, bytes: 0, client: netip.MustParseAddr("::1"), requestID: "r"},
 		{method: "POST", path: "/é/\u2028/\xff/ü", route: "/api/v1", status: 500,
-			took: 3 * time.Second, bytes: 1, client: []byte("0.0.0.0")},
-		{method: "GET", path: "", route: "/", status: 200, took: 999 * time.Nanosecond, client: []byte("10.0.0.1"), account: "x y"},
-		{method: "GET", path: "/long", route: "/long", status: 200, took: 1000 * time.Second, client: []byte("10.0.0.1")},
+			took: 3 * time.Second, bytes: 1, client: netip.MustParseAddr("0.0.0.0")},
+		{method: "GET", path: "", route: "/", status: 200, took: 999 * time.Nanosecond, client: netip.MustParseAddr("10.0.0.1"), account: "x y"},
+		{method: "GET", path: "/long", route: "/long", status: 200, took: 1000 * time.Second, client: netip.MustParseAddr("10.0.0.1")},
+		{method: "GET", path: "/longer", route: "/longer", status: 200, took: 1000 * time.Hour, clientName: "203.0.113.9"},
+		{method: "GET", path: "/p", route: "/p", status: 200, took: 50 * time.Microsecond, clientName: "a \"proxy\" name"},
+		{method: "GET", path: "/z", route: "/z", status: 200, took: 1500 * time.Microsecond,
+			client: netip.MustParseAddr("fe80::1%eth0")},
+		{method: "GET", path: "/z", route: "/z", status: 200, took: time.Microsecond,
+			client: netip.MustParseAddr("fe80::1%a b=\"c")},
 	}
 	for _, format := range []string{"text", "json"} {
 		for _, a := range lines {
@@ -42,7 +50,7 @@ func TestAccessLineIsSlogsLine(t *testing.T) {
 			r := slog.NewRecord(at, slog.LevelInfo, "request", 0)
 			r.AddAttrs(slog.String("method", a.method), slog.String("path", a.path), slog.String("route", a.route),
 				slog.Int("status", a.status), slog.Float64("duration_ms", float64(a.took.Microseconds())/1000),
-				slog.Int("bytes", a.bytes), slog.String("client", string(a.client)))
+				slog.Int("bytes", a.bytes), slog.String("client", a.clientText()))
 			if a.account != "" {
 				r.AddAttrs(slog.String("account_id", a.account))
 			}
@@ -116,9 +124,9 @@ func TestLogWriterWritesWhenFull(t *testing.T) {
 	out := &countingWriter{}
 	lw := NewLogWriter(out, 300, time.Hour)
 	defer lw.Close()
-	a := accessLine{method: "GET", path: "/x", route: "/x", status: 200, client: []byte("127.0.0.1"), requestID: "r"}
+	a := accessLine{method: "GET", path: "/x", route: "/x", status: 200, client: netip.MustParseAddr("127.0.0.1"), requestID: "r"}
 	for range 10 {
-		lw.appendAccess(&a, false)
+		lw.appendLine(a.appendTo(nil, false))
 	}
 	if len(out.writes) == 0 {
 		t.Fatal("nothing written after 10 lines into a 300-byte buffer")
@@ -155,14 +163,52 @@ func TestNoAccessLog(t *testing.T) {
 	}
 }
 
+// clientText is the client as c.IP() would name it.
+func (a *accessLine) clientText() string {
+	if a.client.IsValid() {
+		return a.client.String()
+	}
+	return a.clientName
+}
+
+// Below 10^6 ms, appendDurationMS writes what strconv writes for the
+// float slog is given, in both formats; from there on it declines.
+func TestDurationMSIsSlogsFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(us int64) {
+		took := time.Duration(us) * time.Microsecond
+		got, ok := appendDurationMS(nil, took)
+		if us >= maxDecimalMicros {
+			if ok {
+				t.Fatalf("%d us: written as %q, not left to strconv", us, got)
+			}
+			return
+		}
+		f := float64(us) / 1000
+		if !ok || string(got) != strconv.FormatFloat(f, 'g', -1, 64) || string(got) != string(appendJSONFloat(nil, f)) {
+			t.Fatalf("%d us: got %q (ok %v), want %q", us, got, ok, strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
+	for us := int64(0); us < 200_000; us++ {
+		check(us)
+	}
+	for range 200_000 {
+		check(rng.Int64N(2 * maxDecimalMicros))
+	}
+	for _, us := range []int64{maxDecimalMicros - 1, maxDecimalMicros, maxDecimalMicros + 1, 999_999_000} {
+		check(us)
+	}
+}
+
 // Encoding an access line into the LogWriter allocates nothing.
 func TestAccessLineAllocatesNothing(t *testing.T) {
 	lw := NewLogWriter(io.Discard, DefaultLogBuffer, time.Hour)
 	defer lw.Close()
 	a := accessLine{at: time.Now(), method: "GET", path: "/api/v1/filesystems", route: "/api/v1/filesystems", status: 200,
-		took: time.Millisecond, bytes: 2846, client: []byte("127.0.0.1"), account: "acc", requestID: "req"}
+		took: time.Millisecond, bytes: 2846, client: netip.MustParseAddr("127.0.0.1"), account: "acc", requestID: "req"}
 	for _, json := range []bool{false, true} {
-		if n := testing.AllocsPerRun(1000, func() { lw.appendAccess(&a, json) }); n != 0 {
+		out := newAccessOutput(lw, json)
+		if n := testing.AllocsPerRun(1000, func() { out.write(&a) }); n != 0 {
 			t.Errorf("json %v: %v allocations per line", json, n)
 		}
 	}
@@ -174,10 +220,11 @@ func BenchmarkAccessLine(b *testing.B) {
 			lw := NewLogWriter(io.Discard, DefaultLogBuffer, DefaultLogFlush)
 			defer lw.Close()
 			a := accessLine{at: time.Now(), method: "GET", path: "/api/v1/filesystems", route: "/api/v1/filesystems",
-				status: 200, took: time.Millisecond, bytes: 2846, client: []byte("127.0.0.1"), account: "acc", requestID: "req"}
+				status: 200, took: time.Millisecond, bytes: 2846, client: netip.MustParseAddr("127.0.0.1"), account: "acc", requestID: "req"}
+			out := newAccessOutput(lw, format == "json")
 			b.ReportAllocs()
 			for b.Loop() {
-				lw.appendAccess(&a, format == "json")
+				out.write(&a)
 			}
 		})
 		// What the access line cost before: slog's handler, one Write per line.
@@ -195,42 +242,70 @@ func BenchmarkAccessLine(b *testing.B) {
 	}
 }
 
-// BenchmarkObservability is the middleware alone around a handler that
-// answers a list's worth of bytes: with the access log (into a LogWriter)
-// and request metrics, with the log alone, and with neither. The
-// differences are what observability adds to every request.
-func BenchmarkObservability(b *testing.B) {
+// observedRequest returns a request through the middleware with cfg
+// around a handler that answers a list's worth of bytes.
+func observedRequest(cfg Config) func() {
 	body := bytes.Repeat([]byte("x"), 2846)
+	app := fiber.New()
+	app.Use(Middleware(cfg))
+	app.Get("/api/v1/filesystems", func(c *fiber.Ctx) error {
+		SetAccount(c, "acc-0123456789")
+		return c.Send(body)
+	})
+	h := app.Handler()
+	var ctx fasthttp.RequestCtx
+	return func() {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.Header.SetMethod(fasthttp.MethodGet)
+		ctx.Request.SetRequestURI("/api/v1/filesystems")
+		h(&ctx)
+	}
+}
+
+func observabilityConfigs(tb testing.TB) []struct {
+	name string
+	cfg  Config
+} {
 	lw := NewLogWriter(io.Discard, DefaultLogBuffer, DefaultLogFlush)
-	defer lw.Close()
+	tb.Cleanup(func() { _ = lw.Close() })
 	log, err := NewLogger(lw, "text", "info")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	for _, tc := range []struct {
+	return []struct {
 		name string
 		cfg  Config
 	}{
 		{"log+metrics", Config{Log: log, Metrics: metrics.New(metrics.Build{})}},
 		{"log", Config{Log: log}},
 		{"none", Config{Log: log, NoAccessLog: true}},
-	} {
+	}
+}
+
+// The access log adds no allocation to a request: its line is encoded on
+// the stack and copied into the LogWriter's batch.
+func TestAccessLogAddsNoAllocation(t *testing.T) {
+	allocs := map[string]float64{}
+	for _, tc := range observabilityConfigs(t) {
+		allocs[tc.name] = testing.AllocsPerRun(1000, observedRequest(tc.cfg))
+	}
+	if allocs["log"] != allocs["none"] {
+		t.Fatalf("allocations per request: %v with the access log, %v without", allocs["log"], allocs["none"])
+	}
+}
+
+// BenchmarkObservability is the middleware alone around a handler that
+// answers a list's worth of bytes: with the access log (into a LogWriter)
+// and request metrics, with the log alone, and with neither. The
+// differences are what observability adds to every request.
+func BenchmarkObservability(b *testing.B) {
+	for _, tc := range observabilityConfigs(b) {
 		b.Run(tc.name, func(b *testing.B) {
-			app := fiber.New()
-			app.Use(Middleware(tc.cfg))
-			app.Get("/api/v1/filesystems", func(c *fiber.Ctx) error {
-				SetAccount(c, "acc-0123456789")
-				return c.Send(body)
-			})
-			h := app.Handler()
-			var ctx fasthttp.RequestCtx
+			request := observedRequest(tc.cfg)
 			b.ReportAllocs()
 			for b.Loop() {
-				ctx.Request.Reset()
-				ctx.Response.Reset()
-				ctx.Request.Header.SetMethod(fasthttp.MethodGet)
-				ctx.Request.SetRequestURI("/api/v1/filesystems")
-				h(&ctx)
+				request()
 			}
 		})
 	}
@@ -243,7 +318,7 @@ func TestAccessLineTimeAcrossSecondsAndZones(t *testing.T) {
 	zones := []*time.Location{time.UTC, time.FixedZone("X", 3600), time.FixedZone("Y", -(9*3600 + 30*60))}
 	rng := rand.New(rand.NewPCG(1, 2))
 	at := time.Date(2026, 12, 31, 23, 59, 58, 0, time.UTC)
-	a := accessLine{method: "GET", path: "/", route: "/", status: 200, client: []byte("127.0.0.1")}
+	a := accessLine{method: "GET", path: "/", route: "/", status: 200, client: netip.MustParseAddr("127.0.0.1")}
 	for i := range 3000 {
 		// Mostly the same or the next second, sometimes a jump, in any zone.
 		switch rng.IntN(10) {

@@ -71,10 +71,10 @@ func (l *LogWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// appendAccess buffers a's line, and writes the buffer once it is full.
-func (l *LogWriter) appendAccess(a *accessLine, json bool) {
+// appendLine buffers an access line, and writes the buffer once it is full.
+func (l *LogWriter) appendLine(line []byte) {
 	l.mu.Lock()
-	l.buf = a.appendTo(l.buf, json)
+	l.buf = append(l.buf, line...)
 	if len(l.buf) >= l.limit {
 		_ = l.flushLocked()
 	}
