@@ -3,7 +3,6 @@ package database
 import (
 	"context"
 	"database/sql"
-	"os"
 	"time"
 )
 
@@ -86,7 +85,7 @@ func (w *sqliteWriter) wroteLarge(n int) {
 // the one before, so they shorten quickly, and what is left for the
 // writer's pass (which the next batch waits for) is a few hundred frames,
 // a millisecond or two, instead of tens of milliseconds.
-func (w *sqliteWriter) checkpoint(readers *sql.DB, path string) {
+func (w *sqliteWriter) checkpoint(readers *sql.DB, path string, held *heldFiles) {
 	for {
 		select {
 		case <-w.done:
@@ -101,7 +100,7 @@ func (w *sqliteWriter) checkpoint(readers *sql.DB, path string) {
 			// Writes faster than a pass copies never leave little: the
 			// writer's pass then copies more, but the WAL stays bounded.
 			if err == nil && (frames-before <= finishFrames || pass == 4) {
-				syncFile(path)
+				syncFile(held, path)
 				w.finish.Store(finishAttempts)
 				break
 			}
@@ -114,10 +113,9 @@ func (w *sqliteWriter) checkpoint(readers *sql.DB, path string) {
 // database file. SQLite syncs it only in the pass that completes, the
 // writer's, where every batch waited for it; done here first, it leaves that pass a few pages to flush. It is only about
 // timing: the writer's pass still syncs before the WAL may start over.
-func syncFile(path string) {
-	if f, err := os.Open(path); err == nil {
+func syncFile(held *heldFiles, path string) {
+	if f, err := held.open(path); err == nil {
 		_ = f.Sync()
-		_ = f.Close()
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 // stays the file every process writes.
 type commitWatch struct {
 	dsn, shmPath string
+	held         *heldFiles // the -shm file's descriptor, kept open
 
 	mu     sync.Mutex
 	failed error // once set, the watch answers nothing (callers query)
@@ -50,8 +51,8 @@ func (h *walIndexHeader) isInit() bool {
 	return b[0] != 0
 }
 
-func newCommitWatch(dsn, path string) *commitWatch {
-	return &commitWatch{dsn: dsn, shmPath: path + "-shm"}
+func newCommitWatch(dsn, path string, held *heldFiles) *commitWatch {
+	return &commitWatch{dsn: dsn, shmPath: path + "-shm", held: held}
 }
 
 // version returns a number that is the same for two calls only if no
@@ -102,7 +103,11 @@ func (w *commitWatch) open() error {
 	if err != nil {
 		return err
 	}
-	w.header, err = mapHeader(w.shmPath)
+	shm, err := w.held.open(w.shmPath)
+	if err != nil {
+		return err
+	}
+	w.header, err = mapHeader(shm)
 	return err
 }
 

@@ -2,13 +2,16 @@
 
 package database
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // headerView is not mapped where there is no mmap: the watch then answers
 // nothing, and readers query the database as before.
 type headerView []byte
 
-func mapHeader(string) (headerView, error) {
+func mapHeader(*os.File) (headerView, error) {
 	return nil, errors.New("no shared memory mapping on this system")
 }
 

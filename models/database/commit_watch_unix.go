@@ -17,12 +17,10 @@ const walIndexHeaderSize = 2 * 48
 // headerView is the start of a -shm file, mapped shared and read only.
 type headerView []byte
 
-func mapHeader(path string) (headerView, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close() // the mapping outlives the descriptor
+// mapHeader maps the header of the -shm file f, which the caller keeps
+// open (heldFiles: closing it would drop SQLite's locks on the file).
+func mapHeader(f *os.File) (headerView, error) {
+	path := f.Name()
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err

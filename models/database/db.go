@@ -42,6 +42,8 @@ type DB struct {
 	gorm    *gorm.DB
 	writer  *sqliteWriter // nil on PostgreSQL
 	commits *commitWatch  // nil on PostgreSQL
+	held    *heldFiles    // nil on PostgreSQL
+	release sync.Once     // of held
 	stmts   *statements
 	locked  lockedGroups // PostgreSQL's WriteAfterLock queues
 }
@@ -54,6 +56,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	var db *gorm.DB
 	var w *sqliteWriter
 	var commits *commitWatch
+	var held *heldFiles
 	var err error
 	if IsPostgres(dsn) {
 		// No GORM statement cache: its lock, held by a goroutine waiting
@@ -62,10 +65,14 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		// connection instead (its default exec mode).
 		db, err = gorm.Open(postgres.Open(dsn), gormConfig())
 	} else {
-		db, w, err = openSQLite(ctx, dsn)
-		commits = newCommitWatch(sqliteDSN(dsn), dsn)
+		held = holdFiles(dsn)
+		db, w, err = openSQLite(ctx, dsn, held)
+		commits = newCommitWatch(sqliteDSN(dsn), dsn, held)
 	}
 	if err != nil {
+		if held != nil {
+			held.release()
+		}
 		// gorm.Open already dials PostgreSQL; a failure there is the server
 		// not answering, reported like a failed ping.
 		return nil, fmt.Errorf("database unreachable: %w", err)
@@ -82,9 +89,12 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			_ = w.close()
 		}
 		_ = sqlDB.Close()
+		if held != nil {
+			held.release()
+		}
 		return nil, fmt.Errorf("database unreachable: %w", err)
 	}
-	return &DB{gorm: db, writer: w, commits: commits, stmts: newStatements(sqlDB)}, nil
+	return &DB{gorm: db, writer: w, commits: commits, held: held, stmts: newStatements(sqlDB)}, nil
 }
 
 func gormConfig() *gorm.Config {
@@ -101,7 +111,7 @@ func gormConfig() *gorm.Config {
 
 // openSQLite opens the read pool, and beside it the one connection all
 // writes go through (sqliteWriter).
-func openSQLite(ctx context.Context, path string) (*gorm.DB, *sqliteWriter, error) {
+func openSQLite(ctx context.Context, path string, held *heldFiles) (*gorm.DB, *sqliteWriter, error) {
 	if path == "" {
 		return nil, nil, errors.New("empty database path")
 	}
@@ -127,7 +137,7 @@ func openSQLite(ctx context.Context, path string) (*gorm.DB, *sqliteWriter, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := newSQLiteWriter(db, dsn, path)
+	w, err := newSQLiteWriter(db, dsn, path, held)
 	if err != nil {
 		if sqlDB, e := db.DB(); e == nil {
 			_ = sqlDB.Close()

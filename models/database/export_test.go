@@ -24,3 +24,11 @@ const SQLiteDriver = sqliteDriver
 // StatementsKept counts the statements SQLite connections prepared to
 // keep, in this process so far.
 func StatementsKept() int64 { return statementsKept.Load() }
+
+// SyncDatabaseFile syncs the SQLite database file as the checkpointer does
+// after its passes.
+func (db *DB) SyncDatabaseFile() {
+	if db.held != nil {
+		syncFile(db.held, db.held.key)
+	}
+}

@@ -133,7 +133,12 @@ func (db *DB) Close() error {
 	if db.writer != nil {
 		_ = db.writer.close()
 	}
-	return sqlDB.Close()
+	err = sqlDB.Close()
+	if db.held != nil {
+		// After every connection of this DB: see heldFiles.
+		db.release.Do(db.held.release)
+	}
+	return err
 }
 
 // IsConflict recognises lost races that a retry can win: PostgreSQL

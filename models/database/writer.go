@@ -87,7 +87,7 @@ const writerCacheKiB = 4 << 10
 // newSQLiteWriter opens the write connection to the database at dsn. Its
 // GORM handle is a session of db, so that callbacks (tests hook some)
 // apply to writes as to reads.
-func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
+func newSQLiteWriter(db *gorm.DB, dsn, path string, held *heldFiles) (*sqliteWriter, error) {
 	sqlDB, err := sql.Open(sqliteDriver, dsn)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func newSQLiteWriter(db *gorm.DB, dsn, path string) (*sqliteWriter, error) {
 		kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	sw.budget.Store(int64(batchWork))
 	sw.restartAt.Store(restartFrames)
-	go sw.checkpoint(readers, path)
+	go sw.checkpoint(readers, path, held)
 	go sw.serve()
 	return sw, nil
 }
