@@ -44,6 +44,11 @@ for r in $(seq "$ROUNDS"); do
   for c in 64 4; do
     for t in $targets; do
       name=${t%%=*}
+      # Each run starts with the disk's writeback done: the SQLite servers
+      # leave hundreds of MiB of dirty pages, which the kernel otherwise
+      # writes out during the next server's run (PostgreSQL's p99 at 64
+      # connections: 60-64 ms after a SQLite run, 50 with the sync).
+      sync
       BENCH_KEYS="$work/$name-keys.txt" BENCH_PREFIX="r$r-c$c" wrk -t2 -c$c -d"$DURATION" --timeout 30s --latency \
         -s scripts/bench/create.lua "${t#*=}/api/v1/filesystems" >"$work/post-$name-c$c-$r.txt"
     done
