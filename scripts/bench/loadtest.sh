@@ -22,6 +22,7 @@ if [ -n "$PG_URL" ]; then loadtest_runs="$loadtest_runs PostgreSQL=$PG_URL"; fi
 for run in $loadtest_runs; do
   name=${run%%=*} url=${run#*=}
   echo "load test on $name: $LOADTEST_CLIENTS clients for $LOADTEST_DURATION (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+  sync # the run before it leaves dirty pages behind (see writes.sh)
   # The verdict (exit 1) is the table's to show, not a reason to stop the run.
   "$work/loadtest" -binary "$work/cloudplane" -clients "$LOADTEST_CLIENTS" -duration "$LOADTEST_DURATION" \
     ${url:+-database "$url"} >"$work/loadtest-$name.txt" 2>&1 || true
