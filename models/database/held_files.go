@@ -1,6 +1,7 @@
 package database
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -58,6 +59,11 @@ func holdFiles(path string) *heldFiles {
 func (h *heldFiles) open(path string) (*os.File, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.files == nil {
+		// Released: a checkpoint pass that ended as the DB closed must
+		// not open a descriptor nothing would close.
+		return nil, errFilesReleased
+	}
 	if f := h.files[path]; f != nil {
 		return f, nil
 	}
@@ -84,8 +90,10 @@ func (h *heldFiles) release() {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for path, f := range h.files {
+	for _, f := range h.files {
 		_ = f.Close()
-		delete(h.files, path)
 	}
+	h.files = nil
 }
+
+var errFilesReleased = errors.New("the database's files were released: it is closed")

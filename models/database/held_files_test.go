@@ -68,6 +68,30 @@ func TestOwnDescriptorsKeepSQLitesLocks(t *testing.T) {
 	}
 }
 
+// Once the last DB on a database closed, its held files stay closed: a
+// checkpoint pass ending as the DB closes opens nothing that would leak.
+func TestClosedDBOpensNoDescriptor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "closed.db")
+	db := openDBAt(t, path)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := openDescriptors(t)
+	db.SyncDatabaseFile()
+	if after := openDescriptors(t); after != before {
+		t.Fatalf("a sync after Close left %d descriptors open, %d before", after, before)
+	}
+}
+
+func openDescriptors(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd to count descriptors in")
+	}
+	return len(entries)
+}
+
 func inode(t *testing.T, path string) uint64 {
 	t.Helper()
 	info, err := os.Stat(path)
