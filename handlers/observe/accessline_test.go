@@ -263,20 +263,20 @@ func observedRequest(cfg Config) func() {
 	}
 }
 
-func observabilityConfigs(tb testing.TB) []struct {
+// observability is one configuration of the middleware, named.
+type observability struct {
 	name string
 	cfg  Config
-} {
+}
+
+func observabilityConfigs(tb testing.TB) []observability {
 	lw := NewLogWriter(io.Discard, DefaultLogBuffer, DefaultLogFlush)
 	tb.Cleanup(func() { _ = lw.Close() })
 	log, err := NewLogger(lw, "text", "info")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return []struct {
-		name string
-		cfg  Config
-	}{
+	return []observability{
 		{"log+metrics", Config{Log: log, Metrics: metrics.New(metrics.Build{})}},
 		{"log", Config{Log: log}},
 		{"none", Config{Log: log, NoAccessLog: true}},

@@ -77,17 +77,18 @@ func (h *heldFiles) open(path string) (*os.File, error) {
 
 // release counts one DB less; the last closes the files. Call it once the
 // DB's SQLite connections are closed.
+//
+// The files close with the registry locked: a DB of the same database
+// opening meanwhile waits in holdFiles, so no close can drop the SQLite
+// locks its connections take next.
 func (h *heldFiles) release() {
 	heldRegistry.mu.Lock()
+	defer heldRegistry.mu.Unlock()
 	h.users--
-	last := h.users == 0
-	if last {
-		delete(heldRegistry.m, h.key)
-	}
-	heldRegistry.mu.Unlock()
-	if !last {
+	if h.users > 0 {
 		return
 	}
+	delete(heldRegistry.m, h.key)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, f := range h.files {

@@ -4,13 +4,17 @@ package database_test
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+
+	"cloudplane/models/database"
 )
 
 // Using its own descriptors of a database's files (the commit watch maps
@@ -80,6 +84,58 @@ func TestClosedDBOpensNoDescriptor(t *testing.T) {
 	db.SyncDatabaseFile()
 	if after := openDescriptors(t); after != before {
 		t.Fatalf("a sync after Close left %d descriptors open, %d before", after, before)
+	}
+}
+
+// Many DBs of this process opening and closing one database at once,
+// while one more stays open, leave that one its locks, and nothing open
+// once all are closed: the last release closes the files before another
+// DB of the database can take new ones (and SQLite locks beside them).
+func TestHeldFilesUnderConcurrentOpensAndCloses(t *testing.T) {
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("no /proc/locks to read this process's locks from")
+	}
+	path := filepath.Join(t.TempDir(), "busy.db")
+	openDBAt(t, path).Close() // migrated once
+	before := openDescriptors(t)
+	for round := range 10 {
+		var kept *database.DB
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := database.Open(context.Background(), path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				db.DataVersion()
+				db.SyncDatabaseFile()
+				if i == round%8 {
+					kept = db
+					return
+				}
+				if err := db.Close(); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if kept == nil {
+			t.FailNow()
+		}
+		for _, f := range []string{path, path + "-shm"} {
+			if !holdsLock(t, f) {
+				t.Fatalf("round %d: the DB left open holds no lock on %s", round, filepath.Base(f))
+			}
+		}
+		if err := kept.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if after := openDescriptors(t); after != before {
+			t.Fatalf("round %d: %d descriptors open after every DB closed, %d before", round, after, before)
+		}
 	}
 }
 
