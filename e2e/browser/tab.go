@@ -120,10 +120,15 @@ func (b *Tab) Ready() {
 	b.WaitJS("the page to load", `document.readyState === "complete" && !!window.htmx`)
 }
 
-// Settled waits until htmx has no request in flight.
+// Settled waits until htmx has no request in flight and has settled what
+// the last one swapped in. htmx drops .htmx-request before it settles:
+// new content (such as the header swapped out of band, search field and
+// all) is bound to its triggers only a settle delay later, and until then
+// it wears .htmx-added and its target .htmx-settling.
 func (b *Tab) Settled() {
 	b.T.Helper()
-	b.WaitJS("htmx requests to finish", `document.readyState === "complete" && !document.querySelector(".htmx-request")`)
+	b.WaitJS("htmx requests to finish and settle", `document.readyState === "complete" &&
+		!document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")`)
 }
 
 // EvalJS evaluates expr, with the find helpers in scope, into out. It
