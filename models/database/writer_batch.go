@@ -317,7 +317,7 @@ func (w *sqliteWriter) committed(done []*queuedWrite) {
 	if n := int64(len(done)); n > w.figures.largest.Load() {
 		w.figures.largest.Store(n)
 	}
-	if w.uncheckpointed += len(done); w.uncheckpointed >= checkpointEvery {
+	if w.uncheckpointed++; w.uncheckpointed >= checkpointEvery {
 		w.uncheckpointed = 0
 		select {
 		case w.kick <- struct{}{}:
