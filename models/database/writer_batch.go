@@ -317,8 +317,10 @@ func (w *sqliteWriter) committed(done []*queuedWrite) {
 	if n := int64(len(done)); n > w.figures.largest.Load() {
 		w.figures.largest.Store(n)
 	}
-	if w.uncheckpointed++; w.uncheckpointed >= checkpointEvery {
-		w.uncheckpointed = 0
+	w.uncheckpointed++
+	w.uncheckpointedChanges += len(done)
+	if w.uncheckpointed >= checkpointCommits && w.uncheckpointedChanges >= checkpointChanges {
+		w.uncheckpointed, w.uncheckpointedChanges = 0, 0
 		select {
 		case w.kick <- struct{}{}:
 		default: // one is already due
