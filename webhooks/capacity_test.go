@@ -3,8 +3,11 @@ package webhooks_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +41,13 @@ func TestDefaultWorkersKeepManyAccountsInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	startDispatcher(t, store, webhooks.Config{}, slow.stop)
+	d := webhooks.New(store, webhooks.Config{AllowPrivate: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	store.OnOutbox(d.Wake)
+	runCtx, cancel := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	running.Add(1)
+	go func() { defer running.Done(); _ = d.Run(runCtx) }()
+	t.Cleanup(func() { slow.stop(); cancel(); running.Wait() })
 	slow.waitHolding(t, accounts)
 }
 
@@ -64,8 +73,14 @@ func TestStreamOfEventsDoesNotAskForTheNextDueEachTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	recorded := make(chan struct{}, events)
-	startDispatcher(t, store, webhooks.Config{
-		Recorded: func(models.DeliveryJob, models.WebhookAttempt, models.DeliveryDecision) { recorded <- struct{}{} }}, nil)
+	d := webhooks.New(store, webhooks.Config{AllowPrivate: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Recorded: func(models.DeliveryJob, models.WebhookAttempt, models.DeliveryDecision) { recorded <- struct{}{} }})
+	store.OnOutbox(d.Wake)
+	runCtx, cancel := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	running.Add(1)
+	go func() { defer running.Done(); _ = d.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); running.Wait() })
 
 	start := time.Now()
 	sev := "sev_3"

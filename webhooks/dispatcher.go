@@ -106,21 +106,9 @@ type Dispatcher struct {
 	backlog  atomic.Bool   // the last claim filled every worker or held deliveries back: more may be due
 	busy     endpointLoad  // attempts in flight here, per endpoint
 	working  deliverySet   // the deliveries this dispatcher's workers hold
-	// NextWebhookDue's last answer, when it was asked (zero: never) and
-	// whether a question is out: Run's goroutine only. The question is
-	// asked beside the loop (askDue), which goes on claiming meanwhile.
-	due       *time.Time
-	dueAsked  time.Time
-	dueAsking bool
-	dueAnswer chan dueAnswer // the question's answer, to Run
-	dueStale  atomic.Bool    // a retry was scheduled since: ask again
-}
-
-// dueAnswer is what NextWebhookDue answered, asked at asked.
-type dueAnswer struct {
-	due   *time.Time
-	asked time.Time
-	err   error
+	due      *time.Time    // NextWebhookDue's last answer (Run's goroutine only)
+	dueAsked time.Time     // when it was asked; zero: never
+	dueStale atomic.Bool   // a retry was scheduled since: ask again
 }
 
 // New returns a dispatcher over store.
@@ -129,11 +117,10 @@ func New(store *models.Store, cfg Config) *Dispatcher {
 	return &Dispatcher{
 		store: store, cfg: cfg, owner: models.NewID(),
 		// An attempt lasts at most Timeout; the rest covers storing it.
-		lease:     2*cfg.Timeout + 2*time.Second,
-		client:    newClient(cfg),
-		wake:      make(chan struct{}, 1),
-		finished:  make(chan finished, cfg.Workers),
-		dueAnswer: make(chan dueAnswer, 1),
+		lease:    2*cfg.Timeout + 2*time.Second,
+		client:   newClient(cfg),
+		wake:     make(chan struct{}, 1),
+		finished: make(chan finished, cfg.Workers),
 	}
 }
 
@@ -159,28 +146,19 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	last := claimedAllDue
 	for {
 		select {
 		case <-ctx.Done():
 			d.drain(&wg, stopSends)
 			close(stopRecorder)
 			<-recorderDone
-			if d.dueAsking {
-				<-d.dueAnswer // cut short by ctx
-			}
 			d.releaseAll()
 			return nil
-		case a := <-d.dueAnswer:
-			d.heard(a)
-			timer.Reset(d.nextPoll(ctx, last))
-			continue
 		case <-d.wake:
 		case <-freed:
 		case <-timer.C:
 		}
-		last = d.dispatch(ctx, sends, slots, freed, &wg)
-		timer.Reset(d.nextPoll(ctx, last))
+		timer.Reset(d.nextPoll(ctx, d.dispatch(ctx, sends, slots, freed, &wg)))
 	}
 }
 
@@ -301,11 +279,11 @@ func (d *Dispatcher) nextPoll(ctx context.Context, last claimOutcome) time.Durat
 	if last == heldBack {
 		floor = heldBackPoll
 	}
-	d.askDue(ctx)
-	if d.due == nil {
+	due, err := d.nextDue(ctx)
+	if err != nil || due == nil {
 		return wait
 	}
-	return min(wait, max(d.due.Sub(d.store.Now()), floor))
+	return min(wait, max(due.Sub(d.store.Now()), floor))
 }
 
 // dueReuse is how long the answer of NextWebhookDue is reused. Under a
@@ -317,39 +295,20 @@ func (d *Dispatcher) nextPoll(ctx context.Context, last claimOutcome) time.Durat
 // dispatcher schedules makes it ask again.
 const dueReuse = 50 * time.Millisecond
 
-// askDue asks NextWebhookDue in a goroutine of its own when the last answer
-// is older than dueReuse or a retry was scheduled since, and no question
-// is out; Run hears the answer (heard) and sets its timer again. Until
-// then the last answer stands. Asked in the loop, the question held every
-// claim back for as long as it took: on PostgreSQL under 400 events a
-// second, about 14 ms every 50 ms, a third of answer-to-receipt's p50
-// (issue 24).
-func (d *Dispatcher) askDue(ctx context.Context) {
-	if d.dueAsking {
-		return
+// nextDue is NextWebhookDue, asked at most once per dueReuse.
+func (d *Dispatcher) nextDue(ctx context.Context) (*time.Time, error) {
+	now := time.Now()
+	if !d.dueStale.Swap(false) && !d.dueAsked.IsZero() && now.Sub(d.dueAsked) < dueReuse {
+		return d.due, nil
 	}
-	if !d.dueStale.Swap(false) && !d.dueAsked.IsZero() && time.Since(d.dueAsked) < dueReuse {
-		return
+	ctx, cancel := context.WithTimeout(ctx, d.lease/2)
+	defer cancel()
+	due, err := d.store.NextWebhookDue(ctx)
+	if err != nil {
+		return nil, err
 	}
-	d.dueAsking = true
-	asked := time.Now()
-	go func() {
-		ctx, cancel := context.WithTimeout(ctx, d.lease/2)
-		defer cancel()
-		due, err := d.store.NextWebhookDue(ctx)
-		d.dueAnswer <- dueAnswer{due: due, asked: asked, err: err} // room for one: never blocks
-	}()
-}
-
-// heard takes in askDue's answer. A failed question counts as asked, with
-// nothing due: the loop polls at PollInterval and asks again after
-// dueReuse, rather than asking a failing database in a loop.
-func (d *Dispatcher) heard(a dueAnswer) {
-	d.dueAsking = false
-	d.due, d.dueAsked = a.due, a.asked
-	if a.err != nil {
-		d.due = nil
-	}
+	d.due, d.dueAsked = due, now
+	return due, nil
 }
 
 // heldBackPoll is how often the dispatcher looks for due deliveries while

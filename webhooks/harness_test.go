@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -180,27 +179,4 @@ func (rc *receiver) next(t *testing.T) received {
 // status answers every request with code.
 func status(code int) func(http.ResponseWriter, *http.Request, int) {
 	return func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(code) }
-}
-
-// startDispatcher runs a dispatcher with cfg (quiet, private addresses
-// allowed) over store, woken by the store's commits, until the test ends.
-// At the end, before (when not nil) runs first: it releases what the test
-// holds that would keep the dispatcher from stopping.
-func startDispatcher(t *testing.T, store *models.Store, cfg webhooks.Config, before func()) *webhooks.Dispatcher {
-	t.Helper()
-	cfg.AllowPrivate = true
-	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	d := webhooks.New(store, cfg)
-	store.OnOutbox(d.Wake)
-	ctx, cancel := context.WithCancel(context.Background())
-	var running sync.WaitGroup
-	running.Go(func() { _ = d.Run(ctx) })
-	t.Cleanup(func() {
-		if before != nil {
-			before()
-		}
-		cancel()
-		running.Wait()
-	})
-	return d
 }
