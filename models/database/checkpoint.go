@@ -53,11 +53,12 @@ const finishAttempts = 4
 
 // Large values (attachment chunks) make the WAL grow faster than the
 // checkpointer's passes copy it back, which never leave little for the
-// writer's pass: the WAL grew by every byte uploaded. So their bytes count: every checkpointBytes kick the
-// checkpointer (a kick waits for checkpointChanges changes in checkpointCommits
-// commits, letting 50 such values through first), and once largeValueBytes of them went in since the
-// WAL last started over, the writer runs its pass before every batch
-// until one completes. That pass copies what the checkpointer has not
+// writer's pass: the WAL grew by every byte uploaded. So their bytes
+// count: every checkpointBytes kick the checkpointer (a kick by count
+// waits for checkpointChanges changes in checkpointCommits commits,
+// letting 50 such values through first), and once largeValueBytes of them
+// went in since the WAL last started over, the writer runs its pass
+// before every batch until one completes. That pass copies what the checkpointer has not
 // yet, with every write waiting: uploads are slowed to the speed the WAL
 // is copied back, and the WAL stays near largeValueBytes.
 const checkpointBytes = 8 << 20

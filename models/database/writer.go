@@ -40,9 +40,10 @@ type sqliteWriter struct {
 	figures writerFigures
 	// budget is the time a batch may run changes (batchWork).
 	budget atomic.Int64
-	// uncheckpointed counts the commits made and the changes they held
-	// (by the writer goroutine) since it last kicked the checkpointer.
-	uncheckpointed, uncheckpointedChanges int
+	// uncheckpointedCommits and uncheckpointedChanges count the commits
+	// made and the changes they held (by the writer goroutine) since it
+	// last kicked the checkpointer.
+	uncheckpointedCommits, uncheckpointedChanges int
 
 	kick chan struct{}
 	// finish is set by the checkpointer once its passes have copied most

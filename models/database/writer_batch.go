@@ -317,10 +317,10 @@ func (w *sqliteWriter) committed(done []*queuedWrite) {
 	if n := int64(len(done)); n > w.figures.largest.Load() {
 		w.figures.largest.Store(n)
 	}
-	w.uncheckpointed++
+	w.uncheckpointedCommits++
 	w.uncheckpointedChanges += len(done)
-	if w.uncheckpointed >= checkpointCommits && w.uncheckpointedChanges >= checkpointChanges {
-		w.uncheckpointed, w.uncheckpointedChanges = 0, 0
+	if w.uncheckpointedCommits >= checkpointCommits && w.uncheckpointedChanges >= checkpointChanges {
+		w.uncheckpointedCommits, w.uncheckpointedChanges = 0, 0
 		select {
 		case w.kick <- struct{}{}:
 		default: // one is already due
