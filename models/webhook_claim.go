@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -69,11 +68,11 @@ type ClaimedWebhooks struct {
 // flight. So a receiver that hangs, or a burst to one account, holds up
 // only its own account's deliveries.
 //
-// On PostgreSQL every enabled endpoint of the accounts being claimed for
-// is locked (FOR NO KEY UPDATE SKIP LOCKED) before their leases are
-// counted, so two dispatchers never count the same free slot of an
-// account; an account another dispatcher is claiming for is left to it.
-// SQLite serialises writers, so there it looks once. It is the
+// On PostgreSQL every enabled endpoint of the accounts with due
+// deliveries is locked (FOR NO KEY UPDATE SKIP LOCKED, lockDueAccounts)
+// before their leases are counted, so two dispatchers never count the
+// same free slot of an account; an account another dispatcher is
+// claiming for is left to it. SQLite serialises writers. It is the
 // dispatcher's operation, not a user's.
 func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebhooks, error) {
 	shares := claimShares{limit: c.Limit, reserve: c.Reserve,
@@ -85,35 +84,30 @@ func (s *Store) ClaimWebhooks(ctx context.Context, c WebhookClaim) (ClaimedWebho
 		// wait would leave the attempt less than the lease promises.
 		now := s.Now()
 		out = ClaimedWebhooks{}
-		look, err := lookForDue(tx, now, nil, shares.endpointCap+1)
+		// On SQLite the transaction began IMMEDIATE, holding the
+		// database's one write lock: no other dispatcher (of this process
+		// or another) commits meanwhile, so one look is current. On
+		// PostgreSQL the look comes after the locks, so that it counts
+		// every lease another dispatcher committed before them.
+		var accounts []string
+		if !s.db.IsSQLite() {
+			locked, err := lockDueAccounts(tx, now)
+			if err != nil || len(locked) == 0 {
+				return err
+			}
+			accounts = locked
+		}
+		look, err := lookForDue(tx, now, accounts, shares.endpointCap+1)
 		if err != nil || len(look.due) == 0 {
 			return err
 		}
-		due := look.due
-		take, heldBack := shares.allocate(due, look.endpointBusy, look.accountBusy)
+		take, heldBack := shares.allocate(look.due, look.endpointBusy, look.accountBusy)
 		out.HeldBack = heldBack
 		if !s.db.IsSQLite() {
-			accounts, err := lockAccountsEndpoints(tx, accountsOf(due, take))
-			if err != nil || len(accounts) == 0 {
-				return err
-			}
-			// Counted again under the locks: the first look may predate
-			// another dispatcher's commit.
-			if look, err = lookForDue(tx, now, accounts, shares.endpointCap+1); err != nil {
-				return err
-			}
-			due = look.due
-			take, out.HeldBack = shares.allocate(due, look.endpointBusy, look.accountBusy)
-		}
-		// On SQLite the first look is current: the transaction began
-		// IMMEDIATE, holding the database's one write lock, so no other
-		// dispatcher (of this process or another) commits meanwhile, and
-		// looking twice only doubled the claim's cost inside that lock.
-		if !s.db.IsSQLite() {
-			out.Jobs, err = leaseDueDeliveries(tx, now, due, take, c.Owner, now.Add(c.Lease))
+			out.Jobs, err = leaseDueDeliveries(tx, now, look.due, take, c.Owner, now.Add(c.Lease))
 			return err
 		}
-		ids, err := pickDeliveries(tx, now, due, take)
+		ids, err := pickDeliveries(tx, now, look.due, take)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
@@ -147,8 +141,7 @@ type claimLook struct {
 }
 
 // lookForDue reads dueEndpoints and inFlight (of accounts, unless nil) in
-// one query: a claim looks twice on PostgreSQL, and a statement each made
-// four of a claim's round trips.
+// one query: a statement each was a round trip more for every claim.
 func lookForDue(tx *gorm.DB, now time.Time, accounts []string, limit int) (claimLook, error) {
 	var rows []struct {
 		Busy                  int // 1: an inFlight row, 0: a dueEndpoints one
@@ -208,45 +201,6 @@ func inFlight(tx *gorm.DB, now time.Time, accounts []string) *gorm.DB {
 		q = q.Where("p.account_id IN ?", accounts)
 	}
 	return q.Group("d.endpoint_id, p.account_id")
-}
-
-// accountsOf lists the accounts of the endpoints take has a share for.
-func accountsOf(due []dueEndpoint, take map[string]int) []string {
-	var accounts []string
-	for _, d := range due {
-		if take[d.EndpointID] > 0 && !slices.Contains(accounts, d.AccountID) {
-			accounts = append(accounts, d.AccountID)
-		}
-	}
-	return accounts
-}
-
-// lockAccountsEndpoints locks every enabled endpoint of accounts on
-// PostgreSQL, passing over rows another transaction holds, and returns
-// the accounts whose endpoints it locked all of: another dispatcher is
-// claiming for the rest (or their endpoints are being edited), and
-// counting their leases now could count a slot it is taking. One query
-// reads the endpoints and tries each one's lock (a LATERAL per row).
-func lockAccountsEndpoints(tx *gorm.DB, accounts []string) ([]string, error) {
-	if len(accounts) == 0 {
-		return nil, nil
-	}
-	// NO KEY UPDATE: strong enough to keep two claims apart, and unlike
-	// UPDATE it lets tickets insert deliveries for the endpoints meanwhile.
-	var endpoints []struct {
-		AccountID string
-		Locked    bool
-	}
-	if err := tx.Table("webhook_endpoints AS p").Select("p.account_id, l.id IS NOT NULL AS locked").
-		Joins("LEFT JOIN LATERAL (SELECT q.id FROM webhook_endpoints q WHERE q.id = p.id FOR NO KEY UPDATE SKIP LOCKED) AS l ON true").
-		Where("p.account_id IN ? AND p.enabled = ?", accounts, true).Scan(&endpoints).Error; err != nil {
-		return nil, err
-	}
-	missing := map[string]bool{}
-	for _, e := range endpoints {
-		missing[e.AccountID] = missing[e.AccountID] || !e.Locked
-	}
-	return slices.DeleteFunc(slices.Clone(accounts), func(a string) bool { return missing[a] }), nil
 }
 
 // pickDeliveries chooses, for each endpoint, its share of due

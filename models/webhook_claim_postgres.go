@@ -1,10 +1,64 @@
 package models
 
 import (
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
 )
+
+// lockDueAccounts locks, on PostgreSQL, every enabled endpoint of every
+// account with a claimable delivery, passing over rows another
+// transaction holds, and returns the accounts whose endpoints it locked
+// all of: another dispatcher is claiming for the rest (or their endpoints
+// are being edited), and counting their leases now could count a slot it
+// is taking. The claim looks at the locked accounts alone, after this
+// statement, so its snapshot holds every lease committed before the
+// locks. A look before the locks, to lock only the accounts it gave a
+// share, was a statement more per claim and the costliest one: at 400
+// tickets/s the claims ran back to back, and an event's wait for its
+// delivery is about one and a half of them (issue 24).
+func lockDueAccounts(tx *gorm.DB, now time.Time) ([]string, error) {
+	rows, err := rawOf(tx).query(lockDueAccountsSQL, now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var accounts []string
+	missing := map[string]bool{}
+	for rows.Next() {
+		var account string
+		var locked bool
+		if err := rows.Scan(&account, &locked); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(accounts, account) {
+			accounts = append(accounts, account)
+		}
+		missing[account] = missing[account] || !locked
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(accounts, func(a string) bool { return missing[a] }), nil
+}
+
+// lockDueAccountsSQL: $1 now. NO KEY UPDATE is strong enough to keep two
+// claims apart, and unlike UPDATE it lets tickets insert deliveries for
+// the endpoints meanwhile. The due probe reads idx_webhook_deliveries_pending
+// as dueEndpoints does.
+const lockDueAccountsSQL = `WITH due AS (
+ SELECT DISTINCT p.account_id FROM webhook_endpoints AS p
+ CROSS JOIN LATERAL (SELECT 1 FROM webhook_deliveries d
+  WHERE d.endpoint_id = p.id AND d.` + pendingLiteral + ` AND d.next_attempt_at <= $1
+   AND (d.lease_until IS NULL OR d.lease_until <= $1)
+  ORDER BY d.next_attempt_at, d.id LIMIT 1) AS o
+ WHERE p.enabled
+)
+SELECT p.account_id, l.id IS NOT NULL AS locked
+FROM webhook_endpoints AS p JOIN due ON due.account_id = p.account_id
+LEFT JOIN LATERAL (SELECT q.id FROM webhook_endpoints q WHERE q.id = p.id FOR NO KEY UPDATE SKIP LOCKED) AS l ON true
+WHERE p.enabled`
 
 // leaseDueDeliveries is pickDeliveries and leaseDeliveries in one
 // statement, on PostgreSQL: for each endpoint of due its share in take of
