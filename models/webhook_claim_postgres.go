@@ -25,14 +25,14 @@ func lockDueAccounts(tx *gorm.DB, now time.Time) ([]string, error) {
 	}
 	defer rows.Close()
 	var accounts []string
-	missing := map[string]bool{}
+	missing := map[string]bool{} // every account seen: whether an endpoint of it was not locked
 	for rows.Next() {
 		var account string
 		var locked bool
 		if err := rows.Scan(&account, &locked); err != nil {
 			return nil, err
 		}
-		if !slices.Contains(accounts, account) {
+		if _, seen := missing[account]; !seen {
 			accounts = append(accounts, account)
 		}
 		missing[account] = missing[account] || !locked

@@ -265,3 +265,50 @@ func TestClaimFindsDueEndpointsAmongIdleOnes(t *testing.T) {
 		}
 	}
 }
+
+// On PostgreSQL a claim passes over an account any of whose endpoints
+// another transaction holds (another replica's claim, or an edit of the
+// endpoint): counting its leases then could count a slot being taken.
+// The other accounts are claimed meanwhile, and the account itself once
+// the lock is gone. SQLite's claims are serialised by its write lock.
+func TestClaimPassesOverAnAccountWhoseEndpointIsHeld(t *testing.T) {
+	if modelstest.Backend() != "postgres" {
+		t.Skip("row locks between claims exist on PostgreSQL only; set " + modelstest.PostgresEnv)
+	}
+	dsn := modelstest.DSN(t)
+	cfg := models.DefaultConfig()
+	cfg.PasswordCost = 4
+	store := modelstest.OpenAt(t, dsn, models.WithConfig(cfg))
+	f := &ticketFixture{t: t, ctx: t.Context(), store: store}
+	owner, _ := modelstest.Owner(t, store, "owner@example.com")
+	other, _ := modelstest.Owner(t, store, "other@example.com")
+	f.owner, f.other = owner.Actor(), other.Actor()
+	held, _, err := store.CreateWebhookEndpoint(f.ctx, f.owner, models.SetWebhookInput{URL: "https://a1.example.com/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.CreateWebhookEndpoint(f.ctx, f.owner, models.SetWebhookInput{URL: "https://a2.example.com/"}); err != nil {
+		t.Fatal(err)
+	}
+	f.webhook(f.other, "https://b.example.com/")
+	f.incident(f.owner, "owner's")
+	f.incident(f.other, "other's")
+	// One of the owner's two endpoints is held: the whole account waits.
+	release := modelstest.HoldRowLock(t, dsn, "webhook_endpoints", held.ID)
+	jobs, err := store.ClaimWebhookDeliveries(f.ctx, "one", 10, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := map[string]bool{}
+	for _, j := range jobs {
+		claimed[j.EndpointID] = true
+	}
+	if len(jobs) != 1 || claimed[held.ID] {
+		t.Fatalf("with an endpoint of the owner's held, claimed %d deliveries (endpoints %v), want the other account's one", len(jobs), claimed)
+	}
+	release()
+	jobs, err = store.ClaimWebhookDeliveries(f.ctx, "one", 10, time.Minute)
+	if err != nil || len(jobs) != 2 {
+		t.Fatalf("after the lock was released, claimed %d (%v), want the owner's two deliveries", len(jobs), err)
+	}
+}
