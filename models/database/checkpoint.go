@@ -58,9 +58,10 @@ const finishAttempts = 4
 // waits for checkpointChanges changes in checkpointCommits commits,
 // letting 50 such values through first), and once largeValueBytes of them
 // went in since the WAL last started over, the writer runs its pass
-// before every batch until one completes. That pass copies what the checkpointer has not
-// yet, with every write waiting: uploads are slowed to the speed the WAL
-// is copied back, and the WAL stays near largeValueBytes.
+// before every batch until one completes. That pass copies what the
+// checkpointer has not yet, with every write waiting: uploads are slowed
+// to the speed the WAL is copied back, and the WAL stays near
+// largeValueBytes.
 const checkpointBytes = 8 << 20
 
 // wroteLarge counts n bytes of a large value just committed, and kicks
