@@ -3,11 +3,8 @@ package webhooks_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,13 +38,8 @@ func TestDefaultWorkersKeepManyAccountsInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d := webhooks.New(store, webhooks.Config{AllowPrivate: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	store.OnOutbox(d.Wake)
-	runCtx, cancel := context.WithCancel(ctx)
-	var running sync.WaitGroup
-	running.Add(1)
-	go func() { defer running.Done(); _ = d.Run(runCtx) }()
-	t.Cleanup(func() { slow.stop(); cancel(); running.Wait() })
+	startDispatcher(t, ctx, store, webhooks.Config{})
+	t.Cleanup(slow.stop) // before the dispatcher stops: cleanups run last first
 	slow.waitHolding(t, accounts)
 }
 
@@ -73,14 +65,8 @@ func TestStreamOfEventsDoesNotAskForTheNextDueEachTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	recorded := make(chan struct{}, events)
-	d := webhooks.New(store, webhooks.Config{AllowPrivate: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	startDispatcher(t, ctx, store, webhooks.Config{
 		Recorded: func(models.DeliveryJob, models.WebhookAttempt, models.DeliveryDecision) { recorded <- struct{}{} }})
-	store.OnOutbox(d.Wake)
-	runCtx, cancel := context.WithCancel(ctx)
-	var running sync.WaitGroup
-	running.Add(1)
-	go func() { defer running.Done(); _ = d.Run(runCtx) }()
-	t.Cleanup(func() { cancel(); running.Wait() })
 
 	start := time.Now()
 	sev := "sev_3"

@@ -2,8 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"sync"
 	"testing"
@@ -48,22 +46,15 @@ func TestTwoDispatchersDeliverEachEventOnce(t *testing.T) {
 	recorded := make(chan string, 2*events)
 	byDispatcher := make([]int, len(stores))
 	var countMu sync.Mutex
-	ctx, cancel := context.WithCancel(context.Background())
-	var running sync.WaitGroup
 	for i, store := range stores {
-		d := webhooks.New(store, webhooks.Config{AllowPrivate: true, PollInterval: 20 * time.Millisecond, Workers: 8,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		startDispatcher(t, context.Background(), store, webhooks.Config{PollInterval: 20 * time.Millisecond, Workers: 8,
 			Recorded: func(j models.DeliveryJob, a models.WebhookAttempt, _ models.DeliveryDecision) {
 				countMu.Lock()
 				byDispatcher[i]++
 				countMu.Unlock()
 				recorded <- j.EventID
 			}})
-		store.OnOutbox(d.Wake)
-		running.Add(1)
-		go func() { defer running.Done(); _ = d.Run(ctx) }()
 	}
-	t.Cleanup(func() { cancel(); running.Wait() })
 
 	sev := "sev_3"
 	for i := 0; i < events; i++ {

@@ -2,8 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -86,22 +84,16 @@ func TestSlowEndpointDoesNotHoldUpOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	recordedB := make(chan models.DeliveryJob, 10)
-	runCtx, cancel := context.WithCancel(ctx)
-	var running sync.WaitGroup
 	for _, store := range stores {
-		d := webhooks.New(store, webhooks.Config{AllowPrivate: true, Timeout: time.Minute, Workers: 16,
+		startDispatcher(t, ctx, store, webhooks.Config{Timeout: time.Minute, Workers: 16,
 			PollInterval: 100 * time.Millisecond, ShutdownGrace: time.Second,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Recorded: func(j models.DeliveryJob, _ models.WebhookAttempt, _ models.DeliveryDecision) {
 				if j.EndpointID == endpointB.ID {
 					recordedB <- j
 				}
 			}})
-		store.OnOutbox(d.Wake)
-		running.Add(1)
-		go func() { defer running.Done(); _ = d.Run(runCtx) }()
 	}
-	t.Cleanup(func() { slow.stop(); cancel(); running.Wait() })
+	t.Cleanup(slow.stop) // before the dispatchers stop: cleanups run last first
 
 	sev := "sev_3"
 	ticket := func(store *models.Store, owner models.Actor) {

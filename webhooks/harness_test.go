@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -179,4 +180,27 @@ func (rc *receiver) next(t *testing.T) received {
 // status answers every request with code.
 func status(code int) func(http.ResponseWriter, *http.Request, int) {
 	return func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(code) }
+}
+
+// startDispatcher runs a dispatcher with cfg (quiet unless cfg has a Log,
+// private addresses allowed) over store, woken by the store's commits,
+// until the test ends. Whatever holds the dispatcher's requests (a
+// receiver that hangs) must be released by a cleanup registered after
+// this call: cleanups run last first.
+func startDispatcher(t *testing.T, ctx context.Context, store *models.Store, cfg webhooks.Config) *webhooks.Dispatcher {
+	t.Helper()
+	cfg.AllowPrivate = true
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	d := webhooks.New(store, cfg)
+	store.OnOutbox(d.Wake)
+	ctx, cancel := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	running.Go(func() { _ = d.Run(ctx) })
+	t.Cleanup(func() {
+		cancel()
+		running.Wait()
+	})
+	return d
 }

@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -80,21 +77,14 @@ func newTenants(t *testing.T, dispatchers, workers, slowAccounts int, configure 
 	if _, _, err := tn.stores[0].SetWebhook(tn.ctx, tn.fast, models.SetWebhookInput{URL: fast.URL}); err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(tn.ctx)
-	var running sync.WaitGroup
 	for _, store := range tn.stores {
-		d := webhooks.New(store, webhooks.Config{AllowPrivate: true, Timeout: slowTimeout, Workers: workers,
-			Schedule: []time.Duration{time.Minute}, PollInterval: 100 * time.Millisecond, ShutdownGrace: time.Second,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		store.OnOutbox(d.Wake)
-		running.Go(func() { _ = d.Run(runCtx) })
+		startDispatcher(t, tn.ctx, store, webhooks.Config{Timeout: slowTimeout, Workers: workers,
+			Schedule: []time.Duration{time.Minute}, PollInterval: 100 * time.Millisecond, ShutdownGrace: time.Second})
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before the dispatchers stop: cleanups run last first
 		for _, rc := range tn.slow {
 			rc.stop()
 		}
-		cancel()
-		running.Wait()
 	})
 	return tn
 }
