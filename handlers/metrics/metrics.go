@@ -9,8 +9,6 @@ package metrics
 import (
 	"database/sql"
 	"net/http"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,12 +24,10 @@ type Build struct {
 // Metrics is one process's metrics.
 type Metrics struct {
 	reg            *prometheus.Registry
-	requests       *prometheus.HistogramVec
+	requests       *requestHistogram
 	rateLimited    *prometheus.CounterVec
 	deliveries     *prometheus.CounterVec
 	signInFailures prometheus.Counter
-	// requestSeries caches requests' observers by requestSeries.
-	requestSeries sync.Map
 }
 
 // Outcome is what became of one webhook delivery attempt.
@@ -50,12 +46,8 @@ const (
 // runtime's and the process's own.
 func New(b Build) *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "http_server_request_duration_seconds",
-			Help:    "Time to answer HTTP requests, by method, matched route pattern and status.",
-			Buckets: prometheus.DefBuckets,
-		}, []string{"method", "route", "status"}),
+		reg:      prometheus.NewRegistry(),
+		requests: newRequestHistogram(),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cloudplane_rate_limit_rejections_total",
 			Help: "Requests refused by a rate limiter, by limiter.",
@@ -104,23 +96,9 @@ func (m *Metrics) WatchDatabase(db *sql.DB) {
 // method and route must not be reused memory (fiber's request strings):
 // they are kept as labels.
 func (m *Metrics) ObserveRequest(method, route string, status int, took time.Duration) {
-	if m == nil {
-		return
+	if m != nil {
+		m.requests.observe(method, route, status, took)
 	}
-	k := requestSeries{method, route, status}
-	o, ok := m.requestSeries.Load(k)
-	if !ok {
-		// Once per series: the histogram's lookup formats the status and
-		// hashes the labels, which a request need not pay again.
-		o, _ = m.requestSeries.LoadOrStore(k, m.requests.WithLabelValues(method, route, strconv.Itoa(status)))
-	}
-	o.(prometheus.Observer).Observe(took.Seconds())
-}
-
-// requestSeries names one series of the request histogram.
-type requestSeries struct {
-	method, route string
-	status        int
 }
 
 // RateLimitRejected returns the function a limiter calls for each request
