@@ -126,11 +126,17 @@ var skipLocked = clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}
 // index only for a query whose WHERE says what the index's does.
 const pendingLiteral = "status = '" + DeliveryPending + "'"
 
-// claimable narrows db to pending deliveries due at now that no
-// unexpired lease holds.
+// claimableSQL is what makes a delivery claimable, as SQL: pending, due
+// at now, and under no unexpired lease. col qualifies its columns ("d."
+// or ""), now is the time's placeholder (?, @now, $1), written twice.
+func claimableSQL(col, now string) string {
+	return col + pendingLiteral + " AND " + col + "next_attempt_at <= " + now +
+		" AND (" + col + "lease_until IS NULL OR " + col + "lease_until <= " + now + ")"
+}
+
+// claimable narrows db to the claimable deliveries at now.
 func claimable(db *gorm.DB, now time.Time) *gorm.DB {
-	return db.Model(&WebhookDelivery{}).
-		Where(pendingLiteral+" AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)", now, now)
+	return db.Model(&WebhookDelivery{}).Where(claimableSQL("", "?"), now, now)
 }
 
 // claimLook is what a claim sees: the endpoints with due deliveries
@@ -176,8 +182,7 @@ func lookForDue(tx *gorm.DB, now time.Time, accounts []string, limit int) (claim
 // keeps it from walking the (status, next_attempt_at) index instead,
 // filtering on the endpoint.
 func dueEndpoints(tx *gorm.DB, now time.Time, accounts []string, limit int) *gorm.DB {
-	claimableOf := "FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d." + pendingLiteral +
-		" AND d.next_attempt_at <= @now AND (d.lease_until IS NULL OR d.lease_until <= @now)"
+	claimableOf := "FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND " + claimableSQL("d.", "@now")
 	endpoints := tx.Table("webhook_endpoints AS p").
 		Select("p.id AS endpoint_id, p.account_id, "+
 			"(SELECT COUNT(*) FROM (SELECT 1 "+claimableOf+" ORDER BY d.next_attempt_at, d.id LIMIT @limit) AS firsts) AS due, "+

@@ -47,11 +47,10 @@ func lockDueAccounts(tx *gorm.DB, now time.Time) ([]string, error) {
 // claims apart, and unlike UPDATE it lets tickets insert deliveries for
 // the endpoints meanwhile. The due probe reads idx_webhook_deliveries_pending
 // as dueEndpoints does.
-const lockDueAccountsSQL = `WITH due AS (
+var lockDueAccountsSQL = `WITH due AS (
  SELECT DISTINCT p.account_id FROM webhook_endpoints AS p
  CROSS JOIN LATERAL (SELECT 1 FROM webhook_deliveries d
-  WHERE d.endpoint_id = p.id AND d.` + pendingLiteral + ` AND d.next_attempt_at <= $1
-   AND (d.lease_until IS NULL OR d.lease_until <= $1)
+  WHERE d.endpoint_id = p.id AND ` + claimableSQL("d.", "$1") + `
   ORDER BY d.next_attempt_at, d.id LIMIT 1) AS o
  WHERE p.enabled
 )
@@ -97,11 +96,10 @@ func leaseDueDeliveries(tx *gorm.DB, now time.Time, due []dueEndpoint, take map[
 // leaseDueDeliveriesSQL: $1 the endpoints, $2 how many of each, $3 now,
 // $4 the owner, $5 the lease's end. The LATERAL pick reads
 // idx_webhook_deliveries_pending as pickDeliveries does.
-const leaseDueDeliveriesSQL = `WITH picked AS (
+var leaseDueDeliveriesSQL = `WITH picked AS (
  SELECT q.id FROM unnest($1::text[], $2::bigint[]) AS t(endpoint_id, n)
  CROSS JOIN LATERAL (SELECT d.id FROM webhook_deliveries d
-  WHERE d.endpoint_id = t.endpoint_id AND d.` + pendingLiteral + ` AND d.next_attempt_at <= $3
-   AND (d.lease_until IS NULL OR d.lease_until <= $3)
+  WHERE d.endpoint_id = t.endpoint_id AND ` + claimableSQL("d.", "$3") + `
   ORDER BY d.next_attempt_at, d.id LIMIT t.n FOR UPDATE SKIP LOCKED) AS q
 ), leased AS (
  UPDATE webhook_deliveries AS d SET lease_owner = $4, lease_until = $5 FROM picked WHERE d.id = picked.id
