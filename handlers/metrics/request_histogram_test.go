@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"sync"
@@ -15,7 +16,7 @@ import (
 // with the same observations, made from many goroutines at once: the same
 // series, counts, cumulative buckets and sum. The durations include every
 // bucket's exact bound (which belongs to that bucket), zero and one past
-// the last bound.
+// the last bound; scrapes run meanwhile.
 func TestRequestHistogramScrapesAsClientGolangs(t *testing.T) {
 	ours := newRequestHistogram()
 	theirs := prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -31,6 +32,36 @@ func TestRequestHistogramScrapesAsClientGolangs(t *testing.T) {
 		{"GET", "unmatched", 404}}
 	const goroutines, rounds = 16, 50
 	var wg sync.WaitGroup
+	// Scraped while observed: a series' count is never below its last
+	// finite bucket's, and never falls from one scrape to the next.
+	stop := make(chan struct{})
+	scraped := make(chan error, 1)
+	go func() {
+		last := map[string]uint64{}
+		for {
+			select {
+			case <-stop:
+				scraped <- nil
+				return
+			default:
+			}
+			scrape, err := gatherSeries(ours)
+			if err != nil {
+				scraped <- err
+				return
+			}
+			for key, m := range scrape {
+				h := m.GetHistogram()
+				b := h.GetBucket()
+				if h.GetSampleCount() < b[len(b)-1].GetCumulativeCount() || h.GetSampleCount() < last[key] {
+					scraped <- fmt.Errorf("%s: count %d, le=10 bucket %d, previous count %d", key,
+						h.GetSampleCount(), b[len(b)-1].GetCumulativeCount(), last[key])
+					return
+				}
+				last[key] = h.GetSampleCount()
+			}
+		}
+	}()
 	for g := range goroutines {
 		wg.Go(func() {
 			for r := range rounds {
@@ -43,6 +74,10 @@ func TestRequestHistogramScrapesAsClientGolangs(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	close(stop)
+	if err := <-scraped; err != nil {
+		t.Fatal(err)
+	}
 
 	got, want := gather(t, ours), gather(t, theirs)
 	if len(got) != len(series) || len(want) != len(series) {
@@ -81,11 +116,19 @@ func TestRequestHistogramScrapesAsClientGolangs(t *testing.T) {
 // gather scrapes c alone and returns its series by their labels.
 func gather(t *testing.T, c prometheus.Collector) map[string]*dto.Metric {
 	t.Helper()
+	out, err := gatherSeries(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func gatherSeries(c prometheus.Collector) (map[string]*dto.Metric, error) {
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	families, err := reg.Gather()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	out := map[string]*dto.Metric{}
 	for _, f := range families {
@@ -97,7 +140,7 @@ func gather(t *testing.T, c prometheus.Collector) map[string]*dto.Metric {
 			out[key] = m
 		}
 	}
-	return out
+	return out, nil
 }
 
 // BenchmarkObserveRequest is one request's observation, from every CPU
