@@ -11,10 +11,11 @@ import (
 )
 
 // Filesystem is a network filesystem in one region, mounted on instances
-// at /lambda/nfs/<name>. Names are unique within an account.
+// at /lambda/nfs/<name>. Names are unique within an account. Keyed by
+// account, then id (migration 0035), so an account's are stored together.
 type Filesystem struct {
-	ID              string    `gorm:"primaryKey;size:32;index:idx_filesystems_account_ids,priority:2"`
-	AccountID       string    `gorm:"size:32;not null;uniqueIndex:idx_filesystems_account_name,priority:1;index:idx_filesystems_search,priority:1;index:idx_filesystems_account_ids,priority:1"`
+	AccountID       string    `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_filesystems_account_name,priority:1;index:idx_filesystems_search,priority:1"`
+	ID              string    `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_filesystems_id"`
 	Name            string    `gorm:"size:60;not null;uniqueIndex:idx_filesystems_account_name,priority:2;index:idx_filesystems_search,expression:lower(name),priority:2"`
 	RegionName      string    `gorm:"size:32;not null"`
 	CreatedByUserID string    `gorm:"size:32;not null"`

@@ -12,10 +12,11 @@ import (
 )
 
 // FirewallRuleset is a named list of inbound rules in one region that
-// instances can be launched with.
+// instances can be launched with. Keyed by account, then id (migration
+// 0035), so an account's are stored together.
 type FirewallRuleset struct {
-	ID         string         `gorm:"primaryKey;size:32"`
-	AccountID  string         `gorm:"size:32;not null;index"`
+	AccountID  string         `gorm:"primaryKey;size:32;not null"`
+	ID         string         `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_firewall_rulesets_id"`
 	Name       string         `gorm:"size:64;not null"`
 	RegionName string         `gorm:"size:32;not null"`
 	Rules      []FirewallRule `gorm:"serializer:json;not null"`

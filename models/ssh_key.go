@@ -16,10 +16,11 @@ import (
 )
 
 // SSHKey is a public key that instances are launched with, named uniquely
-// within an account. Private keys are never stored.
+// within an account. Private keys are never stored. Keyed by account, then
+// id (migration 0035), so an account's are stored together.
 type SSHKey struct {
-	ID        string    `gorm:"primaryKey;size:32;index:idx_ssh_keys_account_ids,priority:2"`
-	AccountID string    `gorm:"size:32;not null;uniqueIndex:idx_ssh_keys_account_name,priority:1;index:idx_ssh_keys_search,priority:1;index:idx_ssh_keys_account_ids,priority:1"`
+	AccountID string    `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_ssh_keys_account_name,priority:1;index:idx_ssh_keys_search,priority:1"`
+	ID        string    `gorm:"primaryKey;size:32;not null;uniqueIndex:idx_ssh_keys_id"`
 	Name      string    `gorm:"size:64;not null;uniqueIndex:idx_ssh_keys_account_name,priority:2;index:idx_ssh_keys_search,expression:lower(name),priority:2"`
 	PublicKey string    `gorm:"size:4096;not null"`
 	CreatedAt time.Time `gorm:"not null"`
