@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,9 @@ func TestCheckBody(t *testing.T) {
 		{"no content type", 200, "", `{"data":[]}`, "", true},
 		{"empty body", 200, "application/json", "", "", true},
 		{"truncated json", 200, "application/json", `{"data":[`, "", true},
+		{"bad json in a member not decoded", 200, "application/json", `{"data":[{"a":tru}],"page_token":null}`, "", true},
+		{"trailing text", 200, "application/json", `{"data":[]} x`, "", true},
+		{"two values", 200, "application/json", `{"data":[]}{}`, "", true},
 		{"error without envelope", 400, "application/json", `{"message":"bad"}`, "", true},
 		{"error without request id", 400, "application/json",
 			`{"error":{"code":"global/invalid-parameters","message":"bad"}}`, "global/invalid-parameters", true},
@@ -30,7 +34,9 @@ func TestCheckBody(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The same verdict whether or not the caller decodes the body.
-			for _, out := range []any{nil, &map[string]any{}} {
+			for _, out := range []any{nil, &map[string]any{}, &struct {
+				PageToken *string `json:"page_token"`
+			}{}} {
 				code, problem, decodeErr := checkBody(tc.status, tc.contentType, []byte(tc.body), out)
 				if (problem != "") != tc.bad || decodeErr != nil {
 					t.Errorf("decoding into %T: problem = %q, decode error %v, want bad=%v", out, problem, decodeErr, tc.bad)
@@ -92,6 +98,26 @@ func TestClassify(t *testing.T) {
 		want := o != outcomeOK && o != outcomeExpected && o != outcomeConflict && o != outcomeUnavailable
 		if o.failed() != want {
 			t.Errorf("outcome %d: failed() = %v, want %v", o, o.failed(), want)
+		}
+	}
+}
+
+// BenchmarkCheckBodyAuditPage checks and decodes a full audit page (100
+// events, 57 KB as the load test's late pages are) as listAuditEvents does.
+func BenchmarkCheckBodyAuditPage(b *testing.B) {
+	const event = `{"event_id":"0195f2a1b2c3d4e5f6a7b8c9d0e1f2a3","event_time":"2026-11-28T11:05:09.123456Z",` +
+		`"service_name":"cloud","resource_name":"filesystem","action":"created","catalog_version":"1",` +
+		`"actor_lrn":"lrn:lambda:iam::user/0195f2a1b2c3d4e5f6a7b8c9d0e1f2a3","resource_lrns":` +
+		`["lrn:lambda:cloud:us-east-1:0195f2a1b2c3d4e5f6a7b8c9d0e1f2a3:filesystem/0195f2a1b2c3d4e5f6a7b8c9d0e1f2a3"],` +
+		`"resource_owner_lrn":null,"request_api_key_lrn":null,"additional_details":{"name":"lt-12-345","region":"us-east-1"}}`
+	page := []byte(`{"data":[` + strings.Repeat(event+",", 99) + event + `],"page_token":"abc"}`)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		var out struct {
+			PageToken *string `json:"page_token"`
+		}
+		if _, problem, err := checkBody(200, "application/json", page, &out); problem != "" || err != nil || out.PageToken == nil {
+			b.Fatal(problem, err)
 		}
 	}
 }
