@@ -61,3 +61,5 @@ func (s *Store) PasswordWaiters() int {
 
 // FreePublicIP is freePublicIP, for its benchmark.
 var FreePublicIP = freePublicIP
+
+var LiveInstancesSQL = liveInstancesSQL
