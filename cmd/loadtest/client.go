@@ -62,7 +62,7 @@ func (c *client) do(ctx context.Context, op, method, path string, in, out any, e
 	}
 	start := time.Now()
 	status, header, raw, err := send(c.http, req)
-	r := result{op: op, status: status, done: time.Now()}
+	r := result{op: op, status: status, done: time.Now(), bytes: len(raw)}
 	r.latency = r.done.Sub(start)
 	if err != nil && ctx.Err() != nil {
 		return false

@@ -43,6 +43,9 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 		go func() { outageC <- takeDatabaseAway(ctx, o.outage, dsn, start) }()
 	}
 	windows := newWindowed(start, o.window, o.duration)
+	stopSampling := make(chan struct{})
+	defer close(stopSampling)
+	go windows.sampleCPU(srv.Cmd.Process.Pid, stopSampling)
 	if o.soak {
 		followCtx, stopFollowing := context.WithCancel(ctx)
 		defer stopFollowing()
@@ -89,6 +92,7 @@ func loadAndReport(ctx context.Context, o options, srv *server, dsn string, keys
 	ratio := lastFirst(perWindow)
 	fmt.Fprintf(out, "answered well per %s: %v\n", o.window, perWindow)
 	fmt.Fprintf(out, "last/first window: %.2f\n", ratio)
+	windows.printCosts(out)
 	fmt.Fprintf(out, "webhooks received: %d; failed claims logged: %d\n", receiver.received.Load(), claimFailures)
 	if away != nil && away.err == nil {
 		away.report(out, results, start, o.outage.recovery)

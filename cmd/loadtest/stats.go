@@ -22,6 +22,7 @@ type result struct {
 	latency time.Duration
 	done    time.Time // when the answer (or the timeout) came
 	detail  string    // why it failed, for the report
+	bytes   int       // the answer's body
 }
 
 // opStats sums up one operation's requests.

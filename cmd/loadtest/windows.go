@@ -19,10 +19,16 @@ type windowed struct {
 	start  time.Time
 	step   time.Duration
 	counts []atomic.Int64 // the load's whole windows; answers after them are not counted
+	bytes  []atomic.Int64 // the good answers' body bytes, by window
+	// cpu holds the CPU times at each window's start and at the last
+	// one's end (sampleCPU); nil where none was read.
+	cpu []atomic.Pointer[cpuTimes]
 }
 
 func newWindowed(start time.Time, step, duration time.Duration) *windowed {
-	return &windowed{start: start, step: step, counts: make([]atomic.Int64, max(int(duration/step), 1))}
+	n := max(int(duration/step), 1)
+	return &windowed{start: start, step: step, counts: make([]atomic.Int64, n), bytes: make([]atomic.Int64, n),
+		cpu: make([]atomic.Pointer[cpuTimes], n+1)}
 }
 
 // add counts r when it was answered well within one of the windows.
@@ -33,6 +39,7 @@ func (w *windowed) add(r result) {
 	since := r.done.Sub(w.start)
 	if i := int(since / w.step); since >= 0 && i < len(w.counts) {
 		w.counts[i].Add(1)
+		w.bytes[i].Add(int64(r.bytes))
 	}
 }
 

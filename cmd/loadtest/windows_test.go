@@ -12,7 +12,7 @@ import (
 func TestWindowsCountWholeWindowsOnly(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w := newWindowed(start, 6*time.Second, 20*time.Second) // three whole windows
-	at := func(d time.Duration, o outcome) result { return result{outcome: o, done: start.Add(d)} }
+	at := func(d time.Duration, o outcome) result { return result{outcome: o, done: start.Add(d), bytes: 10} }
 	for _, r := range []result{
 		at(time.Second, outcomeOK), at(2*time.Second, outcomeExpected), at(3*time.Second, outcomeServer),
 		at(7*time.Second, outcomeOK), at(8*time.Second, outcomeUnavailable),
@@ -24,6 +24,10 @@ func TestWindowsCountWholeWindowsOnly(t *testing.T) {
 	}
 	if got, want := w.snapshot(), []int{2, 1, 1}; !slices.Equal(got, want) {
 		t.Errorf("windows = %v, want %v", got, want)
+	}
+	// Bytes are counted with the answers they came in.
+	if got := []int64{w.bytes[0].Load(), w.bytes[1].Load(), w.bytes[2].Load()}; !slices.Equal(got, []int64{20, 10, 10}) {
+		t.Errorf("bytes by window = %v, want [20 10 10]", got)
 	}
 }
 

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The load generator shares the machine with the server (and, on
+// PostgreSQL, with the database), so a window's good answers fall when any
+// of them spends more per answer. The report splits each window's CPU
+// time between them, read from Linux's /proc, to say whose cost grew; on
+// other systems it prints no split.
+
+// ticksPerSecond is Linux's USER_HZ, the unit of /proc's CPU times: 100
+// on every architecture Go runs on.
+const ticksPerSecond = 100
+
+// cpuTimes is CPU time used so far, in ticks: by the server in user space
+// and in the kernel, by this process (the load generator), and by the
+// whole machine, everyone included.
+type cpuTimes struct {
+	serverUser, serverKernel, generator, machine int64
+}
+
+func (a cpuTimes) sub(b cpuTimes) cpuTimes {
+	return cpuTimes{a.serverUser - b.serverUser, a.serverKernel - b.serverKernel,
+		a.generator - b.generator, a.machine - b.machine}
+}
+
+// readCPU reads the CPU times of the server's process, of this one and
+// of the machine; ok is false where /proc does not have them.
+func readCPU(serverPID int) (t cpuTimes, ok bool) {
+	server, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", serverPID))
+	if err != nil {
+		return t, false
+	}
+	self, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return t, false
+	}
+	machine, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return t, false
+	}
+	var ok1, ok2, ok3 bool
+	t.serverUser, t.serverKernel, ok1 = processTicks(string(server))
+	u, k, ok2 := processTicks(string(self))
+	t.generator = u + k
+	t.machine, ok3 = busyTicks(string(machine))
+	return t, ok1 && ok2 && ok3
+}
+
+// processTicks reads utime and stime, fields 14 and 15 of a
+// /proc/<pid>/stat line. The command name (field 2) is in parentheses
+// and may hold spaces, so fields are counted after its closing one.
+func processTicks(stat string) (user, kernel int64, ok bool) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3, the state
+	if len(f) < 13 {
+		return 0, 0, false
+	}
+	user, err1 := strconv.ParseInt(f[11], 10, 64)
+	kernel, err2 := strconv.ParseInt(f[12], 10, 64)
+	return user, kernel, err1 == nil && err2 == nil
+}
+
+// busyTicks is the machine's busy time from /proc/stat's first line:
+// user, nice, system, irq, softirq and steal (time another guest of the
+// host took from this one); idle and iowait are not busy.
+func busyTicks(stat string) (int64, bool) {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, false
+	}
+	var busy int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		busy += n
+	}
+	return busy, true
+}
+
+// sampleCPU records the CPU times at the start of each window and at the
+// end of the last, until the last window closes or stop is closed.
+func (w *windowed) sampleCPU(serverPID int, stop <-chan struct{}) {
+	for i := range w.cpu {
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Until(w.start.Add(time.Duration(i) * w.step))):
+		}
+		t, ok := readCPU(serverPID)
+		if !ok {
+			return
+		}
+		w.cpu[i].Store(&t)
+	}
+}
+
+// printCosts prints, for each window, its good answers, their mean body
+// size, and the CPU time spent per good answer by the server (user space
+// and kernel), by the load generator and by the rest of the machine. A
+// window without both of its CPU samples prints its bytes only.
+func (w *windowed) printCosts(out io.Writer) {
+	fmt.Fprintf(out, "per good answer, by %s window: body bytes; CPU µs of the server (user, kernel), the load generator, the rest of the machine\n", w.step)
+	fmt.Fprintln(out, "window  answers  bytes   server-user  server-kernel  generator  rest")
+	perAnswer := func(ticks, answers int64) int64 { return ticks * 1_000_000 / ticksPerSecond / answers }
+	for i := range w.counts {
+		answers := w.counts[i].Load()
+		if answers == 0 {
+			fmt.Fprintf(out, "%-7d %-8d\n", i+1, 0)
+			continue
+		}
+		fmt.Fprintf(out, "%-7d %-8d %-7d", i+1, answers, w.bytes[i].Load()/answers)
+		from, to := w.cpu[i].Load(), w.cpu[i+1].Load()
+		if from == nil || to == nil {
+			fmt.Fprintln(out)
+			continue
+		}
+		d := to.sub(*from)
+		rest := d.machine - d.serverUser - d.serverKernel - d.generator
+		fmt.Fprintf(out, " %-12d %-14d %-10d %d\n", perAnswer(d.serverUser, answers),
+			perAnswer(d.serverKernel, answers), perAnswer(d.generator, answers), perAnswer(max(rest, 0), answers))
+	}
+}
