@@ -90,6 +90,14 @@ type AvailableInstanceType struct {
 	Regions []Region
 }
 
+// inUseByPlaceSQL counts the instances that hold capacity, by instance
+// type and region; it takes one argument, instanceInUseStatuses.
+// idx_instances_in_use holds every column it reads, so the count reads
+// no instance's row (migration 0036): up to a row per instance running
+// in the whole installation, on every read of the list.
+const inUseByPlaceSQL = `SELECT instance_type_name, region_name, COUNT(*) AS running FROM instances
+	WHERE status IN ? GROUP BY instance_type_name, region_name`
+
 // AvailableInstanceTypes lists the catalogue, each type with the regions
 // where fewer instances of it run (booting, active or unhealthy, in every
 // account) than the region's capacity. Anyone authenticated may call it.
@@ -99,10 +107,7 @@ func (s *Store) AvailableInstanceTypes(ctx context.Context) ([]AvailableInstance
 		RegionName       string
 		Running          int
 	}
-	err := s.read(ctx).Model(&Instance{}).
-		Select("instance_type_name, region_name, COUNT(*) AS running").
-		Where("status IN ?", instanceInUseStatuses).
-		Group("instance_type_name, region_name").Scan(&rows).Error
+	err := s.read(ctx).Raw(inUseByPlaceSQL, instanceInUseStatuses).Scan(&rows).Error
 	if err != nil {
 		return nil, err
 	}

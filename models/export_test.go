@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -63,3 +64,9 @@ func (s *Store) PasswordWaiters() int {
 var FreePublicIP = freePublicIP
 
 var LiveInstancesSQL = liveInstancesSQL
+
+// InUseByPlaceSQL is inUseByPlaceSQL with its statuses written out, for
+// EXPLAIN.
+var InUseByPlaceSQL = strings.Replace(inUseByPlaceSQL, "IN ?", "IN (?, ?, ?)", 1)
+
+var InstanceInUseStatuses = instanceInUseStatuses

@@ -22,9 +22,9 @@ type Instance struct {
 	ID               string     `gorm:"primaryKey;size:32;index:idx_instances_account_ids,priority:2"`
 	AccountID        string     `gorm:"size:32;not null;index;index:idx_instances_search,priority:1;index:idx_instances_usage,priority:1;index:idx_instances_account_ids,priority:1;index:idx_instances_live,priority:1"`
 	Name             string     `gorm:"size:64;not null;index:idx_instances_search,expression:lower(name),priority:2"`
-	RegionName       string     `gorm:"size:32;not null"`
-	InstanceTypeName string     `gorm:"size:64;not null"`
-	Status           string     `gorm:"size:16;not null;index"`
+	RegionName       string     `gorm:"size:32;not null;index:idx_instances_in_use,priority:3"`
+	InstanceTypeName string     `gorm:"size:64;not null;index:idx_instances_in_use,priority:2"`
+	Status           string     `gorm:"size:16;not null;index:idx_instances_in_use,priority:1"`
 	StatusUntil      *time.Time // end of a transitional status
 	IP               string     `gorm:"size:45;not null;index:idx_instances_ip"`
 	PrivateIP        string     `gorm:"size:45;not null"`

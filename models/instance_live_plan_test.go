@@ -38,12 +38,19 @@ func TestLiveInstancesReadByTheLiveIndex(t *testing.T) {
 	}
 	query := models.LiveInstancesSQL("instances.id") + "SELECT id FROM live"
 	if modelstest.Backend() == "postgres" {
-		for i := 1; strings.Contains(query, "?"); i++ {
-			query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
-		}
+		query = numberedPlaceholders(query)
 	}
 	plan := explain(t, ctx, store, query, []any{*owner.AccountID, *owner.AccountID, time.Now()})
 	if n := strings.Count(plan, "idx_instances_live"); n != 2 {
 		t.Fatalf("idx_instances_live in %d of the two halves:\n%s", n, plan)
 	}
+}
+
+// numberedPlaceholders writes GORM's ? placeholders as PostgreSQL's $1,
+// $2, ..., for EXPLAIN through database/sql.
+func numberedPlaceholders(query string) string {
+	for i := 1; strings.Contains(query, "?"); i++ {
+		query = strings.Replace(query, "?", "$"+strconv.Itoa(i), 1)
+	}
+	return query
 }
