@@ -36,6 +36,13 @@ for run in $loadtest_runs; do
 done
 echo "| target | 0 | <= 150ms | | | >= 0.90 |"
 for run in $loadtest_runs; do
+  # What each window's answers held and cost, and whose CPU it was: the
+  # first window's answers are the smallest (cmd/loadtest/cpu.go).
+  name=${run%%=*}
+  echo; echo "load test on $name, by window:"
+  awk '/^answered well per/ || /^per good answer/ {on = 1} /^webhooks received/ {on = 0} on' "$work/loadtest-$name.txt"
+done
+for run in $loadtest_runs; do
   name=${run%%=*}
   if ! grep -q '^PASS' "$work/loadtest-$name.txt"; then
     echo; echo "load test on $name did not pass:"; tail -n 30 "$work/loadtest-$name.txt"
