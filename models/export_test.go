@@ -63,10 +63,12 @@ func (s *Store) PasswordWaiters() int {
 // FreePublicIP is freePublicIP, for its benchmark.
 var FreePublicIP = freePublicIP
 
+// LiveInstancesSQL is liveInstancesSQL, for EXPLAIN.
 var LiveInstancesSQL = liveInstancesSQL
 
 // InUseByPlaceSQL is inUseByPlaceSQL with its statuses written out, for
 // EXPLAIN.
 var InUseByPlaceSQL = strings.Replace(inUseByPlaceSQL, "IN ?", "IN (?, ?, ?)", 1)
 
+// InstanceInUseStatuses are the arguments of InUseByPlaceSQL.
 var InstanceInUseStatuses = instanceInUseStatuses

@@ -113,8 +113,13 @@ func (w *windowed) sampleCPU(serverPID int, stop <-chan struct{}) {
 // and kernel), by the load generator and by the rest of the machine. A
 // window without both of its CPU samples prints its bytes only.
 func (w *windowed) printCosts(out io.Writer) {
-	fmt.Fprintf(out, "per good answer, by %s window: body bytes; CPU µs of the server (user, kernel), the load generator, the rest of the machine\n", w.step)
-	fmt.Fprintln(out, "window  answers  bytes   server-user  server-kernel  generator  rest")
+	if w.cpu[0].Load() == nil { // no /proc: no CPU split at all
+		fmt.Fprintf(out, "per good answer, by %s window: body bytes\n", w.step)
+		fmt.Fprintln(out, "window  answers  bytes")
+	} else {
+		fmt.Fprintf(out, "per good answer, by %s window: body bytes; CPU µs of the server (user, kernel), the load generator, the rest of the machine\n", w.step)
+		fmt.Fprintln(out, "window  answers  bytes   server-user  server-kernel  generator  rest")
+	}
 	perAnswer := func(ticks, answers int64) int64 { return ticks * 1_000_000 / ticksPerSecond / answers }
 	for i := range w.counts {
 		answers := w.counts[i].Load()

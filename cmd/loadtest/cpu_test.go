@@ -83,3 +83,15 @@ func TestPrintCostsDividesEachWindowsCPUByItsAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintCostsWithoutCPUSamplesPrintsBytesOnly(t *testing.T) {
+	w := newWindowed(time.Now(), time.Second, 2*time.Second) // as where /proc is missing
+	w.counts[0].Store(4)
+	w.bytes[0].Store(400)
+	var out bytes.Buffer
+	w.printCosts(&out)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || strings.Contains(out.String(), "CPU") || strings.Join(strings.Fields(lines[2]), " ") != "1 4 100" {
+		t.Errorf("printed %q", out.String())
+	}
+}
