@@ -138,4 +138,37 @@ func (w *windowed) printCosts(out io.Writer) {
 		fmt.Fprintf(out, " %-12d %-14d %-10d %d\n", perAnswer(d.serverUser, answers),
 			perAnswer(d.serverKernel, answers), perAnswer(d.generator, answers), perAnswer(max(rest, 0), answers))
 	}
+	if r, ok := w.steadyLastFirst(); ok {
+		fmt.Fprintf(out, "last/first on a host of steady speed (the load generator's CPU per answer as the yardstick): %.2f\n", r)
+	}
+}
+
+// steadyLastFirst estimates last/first as a host whose speed did not
+// change would have read it. A shared virtual machine's speed drifts
+// within a minute (one build's runs read 0.62 to 1.14, issue 24), and
+// every process's CPU time per answer moves with it. The load generator's
+// work per answer hardly changes (it grows a little with the bytes it
+// checks, which flatters the server slightly), so the machine's CPU per
+// answer over the generator's, first window against last, is the ratio
+// without the drift: answers in a saturated window go as the inverse of
+// what each costs. ok is false without CPU samples for both windows.
+func (w *windowed) steadyLastFirst() (float64, bool) {
+	last := len(w.counts) - 1
+	cost := func(i int) (float64, bool) {
+		from, to := w.cpu[i].Load(), w.cpu[i+1].Load()
+		if from == nil || to == nil || w.counts[i].Load() == 0 {
+			return 0, false
+		}
+		d := to.sub(*from)
+		if d.generator <= 0 {
+			return 0, false
+		}
+		return float64(max(d.machine, d.serverUser+d.serverKernel+d.generator)) / float64(d.generator), true
+	}
+	first, ok1 := cost(0)
+	final, ok2 := cost(last)
+	if !ok1 || !ok2 || last == 0 {
+		return 0, false
+	}
+	return first / final, true
 }

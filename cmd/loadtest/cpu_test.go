@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -93,5 +95,48 @@ func TestPrintCostsWithoutCPUSamplesPrintsBytesOnly(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 4 || strings.Contains(out.String(), "CPU") || strings.Join(strings.Fields(lines[2]), " ") != "1 4 100" {
 		t.Errorf("printed %q", out.String())
+	}
+}
+
+// A host that slows down halves the answers but not the steady-host
+// estimate; a server whose answers cost more lowers it.
+func TestSteadyLastFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		last       cpuTimes // the second window's ticks
+		lastCount  int64
+		want       float64
+		wantOutput bool
+	}{
+		// Everyone's CPU per answer doubled: the host, not the server.
+		{"host slowed", cpuTimes{200, 100, 50, 400}, 50, 1.00, true},
+		// The server's CPU per answer grew, the generator's did not: the
+		// machine's 300 ticks over the generator's 25, against 200 over 25.
+		{"server costlier", cpuTimes{200, 50, 25, 300}, 100, 0.67, true},
+		{"no answers in the last window", cpuTimes{100, 50, 25, 200}, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWindowed(time.Now(), time.Second, 2*time.Second)
+			w.counts[0].Store(100)
+			w.counts[1].Store(tc.lastCount)
+			first := cpuTimes{100, 50, 25, 200}
+			w.cpu[0].Store(&cpuTimes{})
+			w.cpu[1].Store(&first)
+			end := cpuTimes{first.serverUser + tc.last.serverUser, first.serverKernel + tc.last.serverKernel,
+				first.generator + tc.last.generator, first.machine + tc.last.machine}
+			w.cpu[2].Store(&end)
+			got, ok := w.steadyLastFirst()
+			if ok != tc.wantOutput || math.Abs(got-tc.want) > 0.005 {
+				t.Fatalf("steadyLastFirst = %.3f, %v; want %.2f, %v", got, ok, tc.want, tc.wantOutput)
+			}
+			var out bytes.Buffer
+			w.printCosts(&out)
+			if printed := strings.Contains(out.String(), "steady speed"); printed != tc.wantOutput {
+				t.Fatalf("printed %q", out.String())
+			}
+			if tc.wantOutput && !strings.Contains(out.String(), fmt.Sprintf("%.2f\n", tc.want)) {
+				t.Fatalf("printed %q, want %.2f", out.String(), tc.want)
+			}
+		})
 	}
 }
