@@ -154,6 +154,9 @@ func (w *windowed) printCosts(out io.Writer) {
 // what each costs. ok is false without CPU samples for both windows.
 func (w *windowed) steadyLastFirst() (float64, bool) {
 	last := len(w.counts) - 1
+	if last == 0 { // one window is both
+		return 0, false
+	}
 	cost := func(i int) (float64, bool) {
 		from, to := w.cpu[i].Load(), w.cpu[i+1].Load()
 		if from == nil || to == nil || w.counts[i].Load() == 0 {
@@ -163,11 +166,13 @@ func (w *windowed) steadyLastFirst() (float64, bool) {
 		if d.generator <= 0 {
 			return 0, false
 		}
+		// The machine's ticks are read a moment apart from the processes'
+		// and may come out below their sum, as "rest" may below zero.
 		return float64(max(d.machine, d.serverUser+d.serverKernel+d.generator)) / float64(d.generator), true
 	}
 	first, ok1 := cost(0)
 	final, ok2 := cost(last)
-	if !ok1 || !ok2 || last == 0 {
+	if !ok1 || !ok2 {
 		return 0, false
 	}
 	return first / final, true

@@ -140,3 +140,14 @@ func TestSteadyLastFirst(t *testing.T) {
 		})
 	}
 }
+
+// With a single window there is nothing to compare: no estimate.
+func TestSteadyLastFirstNeedsTwoWindows(t *testing.T) {
+	w := newWindowed(time.Now(), time.Second, time.Second)
+	w.counts[0].Store(100)
+	w.cpu[0].Store(&cpuTimes{})
+	w.cpu[1].Store(&cpuTimes{100, 50, 25, 200})
+	if r, ok := w.steadyLastFirst(); ok {
+		t.Fatalf("steadyLastFirst = %.2f from one window", r)
+	}
+}
